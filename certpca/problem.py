@@ -1,0 +1,173 @@
+"""The covariance operator every solver and certifier works through.
+
+``C = FᵀF`` is held either as a factor ``F`` (r × D, the scaled data matrix
+when there are fewer samples than features) or as the dense D × D matrix
+(when D ≤ N, or when the input *is* a covariance).  With a factor nothing of
+size D × D is ever formed: products cost O(rD) and the spectrum comes from
+the r × r Gram matrix ``FFᵀ`` (the "Gram trick" of Sigg & Buhmann 2008, §3.1).
+"""
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+
+
+class Problem:
+    """Covariance operator C over named features.
+
+    Build it with :meth:`from_data` (samples × features, already centred or
+    scaled as wanted) or :meth:`from_covariance`.
+    """
+
+    def __init__(self, *, factor=None, covariance=None, feature_ids=None):
+        if (factor is None) == (covariance is None):
+            raise ValueError("give exactly one of factor= or covariance=")
+        self._F = None if factor is None else np.ascontiguousarray(factor, dtype=float)
+        self._C = None if covariance is None else np.ascontiguousarray(covariance, dtype=float)
+        dim = (self._F if self._F is not None else self._C).shape[1]
+        if feature_ids is None:
+            feature_ids = [f"V{i + 1}" for i in range(dim)]
+        self.feature_ids = pd.Index(feature_ids, dtype=object)
+        if len(self.feature_ids) != dim:
+            raise ValueError(f"{len(self.feature_ids)} feature ids for {dim} features")
+
+    # ------------------------------------------------------------------ build
+    @classmethod
+    def from_data(cls, X, feature_ids=None) -> "Problem":
+        """Sample covariance ``XᵀX/(N-1)`` of a prepared (e.g. centred) N × D matrix."""
+        X = np.asarray(X, dtype=float)
+        n, d = X.shape
+        if n < 2:
+            raise ValueError("need at least 2 samples for a covariance")
+        F = X / np.sqrt(n - 1)
+        if d <= n:
+            return cls(covariance=F.T @ F, feature_ids=feature_ids)
+        return cls(factor=F, feature_ids=feature_ids)
+
+    @classmethod
+    def from_covariance(cls, C, feature_ids=None) -> "Problem":
+        """A given covariance or correlation matrix (symmetrised exactly)."""
+        C = np.asarray(C, dtype=float)
+        return cls(covariance=(C + C.T) / 2, feature_ids=feature_ids)
+
+    # ------------------------------------------------------------- structure
+    @property
+    def dim(self) -> int:
+        return len(self.feature_ids)
+
+    @property
+    def uses_factor(self) -> bool:
+        """True when C is held as FᵀF (D > N): no D × D array exists."""
+        return self._F is not None
+
+    @cached_property
+    def diag(self) -> np.ndarray:
+        """Diagonal of C (the feature variances)."""
+        if self._F is not None:
+            return np.einsum("ij,ij->j", self._F, self._F)
+        return np.diag(self._C).copy()
+
+    @property
+    def trace(self) -> float:
+        """Total variance tr C."""
+        return float(self.diag.sum())
+
+    # ------------------------------------------------------------ operations
+    def matvec(self, v: np.ndarray) -> np.ndarray:
+        """C v for a vector or a D × m block."""
+        if self._F is not None:
+            return self._F.T @ (self._F @ v)
+        return self._C @ v
+
+    def variance(self, w: np.ndarray) -> float:
+        """wᵀCw."""
+        w = np.asarray(w, dtype=float)
+        if self._F is not None:
+            y = self._F @ w
+            return float(y @ y)
+        return float(w @ (self._C @ w))
+
+    def submatrix(self, support) -> np.ndarray:
+        """C_SS for a support given as integer indices."""
+        idx = np.asarray(support, dtype=np.intp)
+        if self._F is not None:
+            Fs = self._F[:, idx]
+            return Fs.T @ Fs
+        return self._C[np.ix_(idx, idx)]
+
+    def factor(self) -> np.ndarray:
+        """A factor F (r × D, r ≤ min(N, D)) with C = FᵀF.
+
+        For a dense C this is diag(√λ)Uᵀ over its positive eigenvalues.
+        """
+        if self._F is not None:
+            return self._F
+        vals, vecs = self._spectrum
+        keep = vals > 0
+        return (vecs[:, keep] * np.sqrt(vals[keep])).T
+
+    @cached_property
+    def _spectrum(self) -> tuple[np.ndarray, np.ndarray]:
+        """All eigenpairs with nonzero weight, eigenvalues in descending order.
+
+        With a factor the r × r Gram matrix is decomposed and the eigenvectors
+        lifted: v = Fᵀu / √λ.
+        """
+        if self._F is not None:
+            vals, U = np.linalg.eigh(self._F @ self._F.T)
+            vals, U = vals[::-1], U[:, ::-1]
+            keep = vals > vals[0] * 1e-13 if vals[0] > 0 else np.zeros(len(vals), bool)
+            vals, U = vals[keep], U[:, keep]
+            vecs = self._F.T @ (U / np.sqrt(vals))
+            return vals, vecs
+        vals, vecs = np.linalg.eigh(self._C)
+        return vals[::-1].copy(), vecs[:, ::-1].copy()
+
+    def eigenvalues(self) -> np.ndarray:
+        """Eigenvalues of C in descending order (those beyond the rank are 0, omitted)."""
+        return self._spectrum[0]
+
+    def eigh(self, d: int = 1) -> tuple[np.ndarray, np.ndarray]:
+        """Top-d eigenpairs (values descending, vectors as D × d columns).
+
+        Eigenvalues beyond the rank of C are reported as 0 with zero vectors
+        omitted, so fewer than d columns may come back.
+        """
+        vals, vecs = self._spectrum
+        return vals[:d].copy(), vecs[:, :d].copy()
+
+    def first_pc(self) -> np.ndarray:
+        """The dominant eigenvector, sign fixed so its largest-magnitude entry is positive."""
+        v = self._spectrum[1][:, 0]
+        return v if v[np.argmax(np.abs(v))] >= 0 else -v
+
+    # ------------------------------------------------------- derived problems
+    def deflate(self, w: np.ndarray) -> "Problem":
+        """Projection deflation (I - wwᵀ) C (I - wwᵀ) for a unit w (Sigg & Buhmann eq. 18)."""
+        w = np.asarray(w, dtype=float)
+        if self._F is not None:
+            return Problem(factor=self._F - np.outer(self._F @ w, w), feature_ids=self.feature_ids)
+        Cw = self._C @ w
+        wCw = w @ Cw
+        C = self._C - np.outer(Cw, w) - np.outer(w, Cw) + wCw * np.outer(w, w)
+        return Problem(covariance=(C + C.T) / 2, feature_ids=self.feature_ids)
+
+    def subset(self, features) -> "Problem":
+        """The problem restricted to the features at the given integer indices."""
+        idx = np.asarray(features, dtype=np.intp)
+        ids = self.feature_ids[idx]
+        if self._F is not None:
+            return Problem(factor=self._F[:, idx], feature_ids=ids)
+        return Problem(covariance=self._C[np.ix_(idx, idx)], feature_ids=ids)
+
+    def dense(self) -> np.ndarray:
+        """The D × D matrix itself: only for small D (tests, convex relaxations)."""
+        if self._F is not None:
+            return self._F.T @ self._F
+        return self._C.copy()
+
+    def __repr__(self) -> str:
+        how = f"factor {self._F.shape[0]}×{self.dim}" if self._F is not None else "dense"
+        return f"<Problem D={self.dim} ({how}), trace={self.trace:.6g}>"

@@ -1,0 +1,57 @@
+"""Independent truth for small problems: the exact optimum by enumerating supports.
+
+Sparse:      OPT = max over |S| = k of λmax(C_SS)            (Moghaddam et al. 2006).
+Nonnegative: the maximiser lies in the relative interior of a face S' (|S'| ≤ k) of
+the orthant, where stationarity makes it a positive eigenvector of C_S'S'; so
+OPT⁺ = max over |S| ≤ k of the eigenvalues of C_SS whose eigenvector is strictly
+positive (up to sign).  Costs O(2^D) eigen-decompositions: D ≤ 12 only.
+"""
+from itertools import combinations
+
+import numpy as np
+
+
+def brute_force(C, k, nonneg=False):
+    """Return (OPT, maximiser w) of max wᵀCw, ‖w‖=1, ‖w‖₀ ≤ k (, w ≥ 0)."""
+    C = np.asarray(C, dtype=float)
+    D = C.shape[0]
+    best, best_w = -np.inf, None
+    sizes = range(1, k + 1) if nonneg else [k]
+    for size in sizes:
+        for S in combinations(range(D), size):
+            vals, vecs = np.linalg.eigh(C[np.ix_(S, S)])
+            if not nonneg:
+                cand = [(vals[-1], vecs[:, -1])]
+            else:
+                cand = []
+                for lam, v in zip(vals, vecs.T):
+                    v = v if v.sum() >= 0 else -v
+                    if np.all(v > 0):
+                        cand.append((lam, v))
+            for lam, v in cand:
+                if lam > best:
+                    w = np.zeros(D)
+                    w[list(S)] = v
+                    best, best_w = lam, w
+    return float(best), best_w
+
+
+def random_psd(rng, D, family="wishart"):
+    """Random PSD test matrices of the families used in the certification notes."""
+    if family == "wishart":
+        A = rng.standard_normal((D, D))
+        return A @ A.T / D
+    if family == "spiked":
+        u = np.zeros(D)
+        u[: max(2, D // 3)] = 1
+        u = rng.permutation(u) * rng.choice([-1, 1], D)
+        u /= np.linalg.norm(u)
+        A = rng.standard_normal((2 * D, D))
+        return 3 * np.outer(u, u) + A.T @ A / (2 * D)
+    if family == "lowrank":
+        A = rng.standard_normal((D, 3))
+        return A @ A.T
+    if family == "posfactor":
+        A = np.abs(rng.standard_normal((D, 4)))
+        return A @ A.T + 0.1 * np.eye(D)
+    raise ValueError(family)
