@@ -1,0 +1,593 @@
+"""Reading, validating and preprocessing input data.
+
+Everything a user can hand to certpca passes through here once: a table of
+samples × features (CSV/TSV, optionally gzipped, parquet or npz), a
+covariance or correlation matrix, or a bundled data set by name.  Problems
+are reported as :class:`~certpca.errors.InputError` with a one-line message
+that names the problem and the fix, so the rest of the package can assume a
+finite float matrix with unique string ids.
+"""
+from __future__ import annotations
+
+import csv
+import gzip
+import warnings
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from certpca.errors import InputError
+from certpca.problem import Problem
+
+NA_OPTIONS = ("drop-rows", "drop-cols", "mean")
+# Cell texts read as missing values (compared in lower case).
+_MISSING_TOKENS = frozenset({"", "na", "nan", "n/a", "#n/a", "null", "none", "?"})
+_DELIMITERS = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
+_SNIFF_CANDIDATES = ("\t", ",", ";", "|")
+_SHOW = 5  # how many ids an error message names before "..."
+SYMMETRY_RTOL = 1e-8
+PSD_RTOL = 1e-8
+
+
+@dataclass(frozen=True, eq=False)
+class Dataset:
+    """A validated data matrix with its ids, labels and preprocessing record.
+
+    ``matrix`` is samples × features, or D × D when ``is_covariance``.  It is
+    read-only: :func:`prepare` and the readers build new datasets instead.
+    """
+
+    name: str
+    matrix: np.ndarray
+    feature_ids: pd.Index
+    sample_ids: pd.Index | None
+    labels: pd.Series | None
+    is_covariance: bool = False
+    source: str = ""
+    preprocessing: dict = field(default_factory=dict)
+    image_shape: tuple[int, int] | None = None
+
+    def __post_init__(self) -> None:
+        matrix = np.array(self.matrix, dtype=float)
+        matrix.flags.writeable = False
+        object.__setattr__(self, "matrix", matrix)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.matrix.shape
+
+    @property
+    def n_samples(self) -> int | None:
+        """Number of samples (None for a covariance, whose n is not recorded)."""
+        return None if self.is_covariance else self.matrix.shape[0]
+
+    @property
+    def n_features(self) -> int:
+        return self.matrix.shape[1]
+
+    def problem(self) -> Problem:
+        """The covariance operator: ``XᵀX/(N-1)`` of the matrix as prepared, or the covariance itself."""
+        if self.is_covariance:
+            return Problem.from_covariance(self.matrix, self.feature_ids)
+        return Problem.from_data(self.matrix, self.feature_ids)
+
+    def __repr__(self) -> str:
+        kind = "covariance" if self.is_covariance else "samples × features"
+        rows, cols = self.shape
+        labelled = ", labelled" if self.labels is not None else ""
+        return f"<Dataset {self.name!r}: {rows} × {cols} {kind}{labelled}>"
+
+
+# --------------------------------------------------------------------- read
+@dataclass
+class _Table:
+    """A parsed file before validation: values with the file's own row and column ids."""
+
+    values: np.ndarray
+    row_ids: list[str]
+    col_ids: list[str]
+    image_shape: tuple[int, int] | None = None
+
+
+def read(
+    path: str | Path,
+    *,
+    transpose: bool = False,
+    covariance: bool = False,
+    na: str | None = None,
+    key: str | None = None,
+) -> Dataset:
+    """Read and validate a data file.
+
+    Parameters
+    ----------
+    path
+        CSV/TSV/TXT (optionally ``.gz``) with a header row and a first id
+        column, ``.parquet``, or ``.npz`` (array ``X``, ``data``, ``key`` or the
+        only 2-D one; optional ``feature_ids``, ``sample_ids``, ``image_shape``).
+    transpose
+        The file has one row per feature (common for expression tables).
+    covariance
+        The file is a covariance or correlation matrix; its first column may
+        hold the feature ids or be absent.
+    na
+        What to do with missing or infinite values: ``"drop-rows"`` (drop
+        those samples), ``"drop-cols"`` (drop those features) or ``"mean"``
+        (fill in the feature mean).  Without it they are an error.
+    key
+        Name of the array to use in an ``.npz`` file holding several.
+    """
+    path = Path(path)
+    if na is not None and na not in NA_OPTIONS:
+        raise InputError(f"unknown --na option {na!r}; use one of {', '.join(NA_OPTIONS)}")
+    if covariance and (transpose or na is not None):
+        raise InputError("--transpose and --na do not apply to a covariance matrix; drop them")
+    if not path.is_file():
+        raise InputError(f"file not found: {path}; check the path")
+    table = _parse(path, covariance=covariance, key=key)
+    if covariance:
+        return _covariance_dataset(table, path)
+    return _sample_dataset(table, path, transpose=transpose, na=na)
+
+
+def _stem(path: Path) -> str:
+    """File name without its data suffixes (``x.csv.gz`` -> ``x``)."""
+    name = path.name
+    for suffix in (".gz", ".csv", ".tsv", ".tab", ".txt", ".parquet", ".npz"):
+        name = name.removesuffix(suffix)
+    return name
+
+
+def _parse(path: Path, *, covariance: bool, key: str | None) -> _Table:
+    suffix = path.suffix.lower()
+    if suffix == ".parquet":
+        return _parse_parquet(path)
+    if suffix == ".npz":
+        return _parse_npz(path, key)
+    return _parse_text(path, covariance=covariance)
+
+
+def _read_lines(path: Path) -> list[str]:
+    """The file's non-blank lines, gunzipped and decoded."""
+    opener = gzip.open if path.suffix.lower() == ".gz" else open
+    try:
+        with opener(path, "rt", encoding="utf-8-sig", newline="") as fh:
+            text = fh.read()
+    except (UnicodeDecodeError, gzip.BadGzipFile, EOFError) as exc:
+        raise InputError(
+            f"cannot read {path.name} as text ({exc.__class__.__name__}); "
+            "save it as UTF-8 CSV/TSV, parquet or npz"
+        ) from None
+    return [line for line in text.splitlines() if line.strip()]
+
+
+def _delimiter(path: Path, lines: list[str]) -> str | None:
+    """Delimiter from the extension, else the candidate splitting the first lines consistently.
+
+    None means runs of whitespace.
+    """
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes and suffixes[-1] == ".gz":
+        suffixes.pop()
+    if suffixes and suffixes[-1] in _DELIMITERS:
+        return _DELIMITERS[suffixes[-1]]
+    head = lines[:6]
+    best, best_count = None, 0
+    for cand in _SNIFF_CANDIDATES:
+        counts = {line.count(cand) for line in head[1:]} or {0}
+        header_count = head[0].count(cand)
+        if len(counts) == 1 and header_count in (min(counts), min(counts) - 1) and min(counts) > best_count:
+            best, best_count = cand, min(counts)
+    return best
+
+
+def _tokenize(lines: list[str], delimiter: str | None) -> list[list[str]]:
+    if delimiter is None:
+        return [line.split() for line in lines]
+    return list(csv.reader(lines, delimiter=delimiter))
+
+
+def _parse_text(path: Path, *, covariance: bool) -> _Table:
+    lines = _read_lines(path)
+    if not lines:
+        raise InputError(f"{path.name} is empty; give a header row and one row per sample")
+    rows = _tokenize(lines, _delimiter(path, lines))
+    header, body = [h.strip() for h in rows[0]], rows[1:]
+    if not body:
+        raise InputError(f"{path.name} has a header but no data rows; add one row per sample")
+    if len(header) < 2 and len(body[0]) < 2:
+        raise InputError(
+            f"{path.name} has a single column; check the delimiter "
+            "(.csv means comma, .tsv tab) or add feature columns"
+        )
+    _check_ragged(body, path)
+    width = len(body[0])
+    if covariance and width == len(header) and len(body) == width:
+        # A square body under D names: there is no id column.
+        return _Table(_to_float(body, None, header), list(header), header)
+    if width == len(header) + 1:
+        col_ids = header  # R's write.csv: no name for the id column
+    elif width == len(header):
+        col_ids = header[1:]
+    else:
+        raise InputError(
+            f"{path.name}: the header has {len(header)} fields but the rows have {width}; "
+            "give one header name per column"
+        )
+    row_ids = [r[0].strip() for r in body]
+    values = _to_float([r[1:] for r in body], row_ids, col_ids)
+    return _Table(values, row_ids, col_ids)
+
+
+def _check_ragged(body: list[list[str]], path: Path) -> None:
+    widths = [len(r) for r in body]
+    if min(widths) != max(widths):
+        first = next(i for i, w in enumerate(widths) if w != widths[0])
+        raise InputError(
+            f"{path.name}: data row {first + 1} has {widths[first]} fields but row 1 has "
+            f"{widths[0]}; give every row the same number of columns"
+        )
+
+
+def _to_float(cells: list[list[str]], row_ids: list[str] | None, col_ids: list[str]) -> np.ndarray:
+    """Convert text cells; missing-value tokens become NaN, anything else non-numeric is an error."""
+    try:
+        return np.array(cells, dtype=float)
+    except ValueError:
+        pass  # missing-value tokens or bad cells: convert token by token below
+    tokens = np.array(cells, dtype=str)
+    unique, inverse = np.unique(tokens, return_inverse=True)
+    converted = np.empty(len(unique))
+    is_bad = np.zeros(len(unique), dtype=bool)
+    for i, tok in enumerate(unique):
+        try:
+            converted[i] = float(tok)
+        except ValueError:
+            converted[i] = np.nan
+            is_bad[i] = tok.strip().lower() not in _MISSING_TOKENS
+    bad_cells = is_bad[inverse].reshape(tokens.shape)
+    if bad_cells.any():
+        r, c = np.argwhere(bad_cells)[0]
+        where = f"row {row_ids[r]!r}" if row_ids is not None else f"data row {r + 1}"
+        raise InputError(
+            f"non-numeric value {tokens[r, c]!r} in {where}, column {col_ids[c]!r} "
+            f"({int(bad_cells.sum())} non-numeric cells in all); fix them or write missing values as NA"
+        )
+    return converted[inverse].reshape(tokens.shape)
+
+
+def _parse_parquet(path: Path) -> _Table:
+    """Sample ids from a stored index, else from a first non-float column, else numbered."""
+    try:
+        frame = pd.read_parquet(path)
+    except ImportError:
+        raise InputError("reading parquet needs pyarrow; pip install pyarrow") from None
+    if not isinstance(frame.index, pd.RangeIndex):
+        row_ids = [str(i) for i in frame.index]
+    elif frame.shape[1] and not pd.api.types.is_float_dtype(frame.dtypes.iloc[0]):
+        row_ids = [str(i) for i in frame.iloc[:, 0]]
+        frame = frame.iloc[:, 1:]
+    else:
+        row_ids = [str(i + 1) for i in range(len(frame))]
+    col_ids = [str(c) for c in frame.columns]
+    if frame.size == 0:
+        raise InputError(f"{path.name} holds no data; give at least one row and one feature column")
+    non_numeric = [c for c, t in zip(col_ids, frame.dtypes) if not pd.api.types.is_numeric_dtype(t)]
+    if non_numeric:
+        raise InputError(
+            f"{path.name}: {len(non_numeric)} non-numeric columns ({_some(non_numeric)}); "
+            "drop them or convert them to numbers"
+        )
+    return _Table(frame.to_numpy(dtype=float, na_value=np.nan), row_ids, col_ids)
+
+
+def _parse_npz(path: Path, key: str | None) -> _Table:
+    try:
+        arrays = np.load(path, allow_pickle=False)
+        content = {name: arrays[name] for name in arrays.files}
+    except ValueError as exc:
+        raise InputError(
+            f"cannot read {path.name} without pickle ({exc}); save ids as string arrays, not objects"
+        ) from None
+    matrix = content[_npz_key(content, key, path)]
+    image_shape = tuple(int(s) for s in content["image_shape"]) if "image_shape" in content else None
+    if image_shape is not None and int(np.prod(image_shape)) != matrix.shape[1]:
+        raise InputError(
+            f"{path.name}: image_shape {image_shape} does not match {matrix.shape[1]} features; fix image_shape"
+        )
+    if "feature_ids" in content:
+        col_ids = [str(i) for i in content["feature_ids"]]
+    elif image_shape is not None:
+        col_ids = pixel_ids(image_shape)
+    else:
+        col_ids = [f"V{j + 1}" for j in range(matrix.shape[1])]
+    if "sample_ids" in content:
+        row_ids = [str(i) for i in content["sample_ids"]]
+    else:
+        row_ids = [str(i + 1) for i in range(matrix.shape[0])]
+    for what, ids, n in (("feature_ids", col_ids, matrix.shape[1]), ("sample_ids", row_ids, matrix.shape[0])):
+        if len(ids) != n:
+            raise InputError(f"{path.name}: {len(ids)} {what} for {n} entries; give one id per entry")
+    if not np.issubdtype(matrix.dtype, np.number) and matrix.dtype != bool:
+        raise InputError(f"{path.name}: the data array has dtype {matrix.dtype}; store numbers")
+    return _Table(matrix.astype(float), row_ids, col_ids, image_shape)
+
+
+def _npz_key(content: dict[str, np.ndarray], key: str | None, path: Path) -> str:
+    """The data array's name: ``key``, ``X``, ``data`` or the only 2-D array."""
+    two_d = [name for name, arr in content.items() if arr.ndim == 2]
+    if key is not None:
+        if key not in two_d:
+            raise InputError(f"{path.name} has no 2-D array {key!r}; its 2-D arrays: {_some(two_d)}")
+        return key
+    for name in ("X", "data"):
+        if name in two_d:
+            return name
+    if len(two_d) == 1:
+        return two_d[0]
+    if not two_d:
+        raise InputError(f"{path.name} holds no 2-D array; store the data matrix as X")
+    raise InputError(f"{path.name} holds several 2-D arrays ({_some(two_d)}); name the data array X")
+
+
+def pixel_ids(image_shape: tuple[int, int]) -> list[str]:
+    """Row-major pixel ids ``r01c01, r01c02, ...`` for an image of the given shape."""
+    rows, cols = image_shape
+    return [f"r{r + 1:02d}c{c + 1:02d}" for r in range(rows) for c in range(cols)]
+
+
+def _some(items, k: int = _SHOW) -> str:
+    """The first few items joined, with '...' when there are more."""
+    items = [str(i) for i in items]
+    return ", ".join(items[:k]) + (", ..." if len(items) > k else "")
+
+
+def _check_unique(ids: list[str], what: str, fix: str) -> None:
+    index = pd.Index(ids)
+    if not index.is_unique:
+        dup = index[index.duplicated()].unique()
+        raise InputError(f"{len(dup)} duplicate {what} ({_some(dup)}); {fix}")
+
+
+def _check_ids(feature_ids: list[str], sample_ids: list[str] | None) -> None:
+    empty = [j + 1 for j, f in enumerate(feature_ids) if f == ""]
+    if empty:
+        raise InputError(f"{len(empty)} features have no name (feature {_some(empty)}); name every feature")
+    _check_unique(feature_ids, "feature ids", "make the feature names unique")
+    if sample_ids is not None:
+        _check_unique(sample_ids, "sample ids", "make the sample ids unique")
+
+
+def _sample_dataset(table: _Table, path: Path, *, transpose: bool, na: str | None) -> Dataset:
+    values, sample_ids, feature_ids = table.values, table.row_ids, table.col_ids
+    if transpose:
+        values, sample_ids, feature_ids = values.T, feature_ids, sample_ids
+    _check_ids(feature_ids, sample_ids)
+    values, sample_ids, feature_ids, na_record = _handle_missing(values, sample_ids, feature_ids, na)
+    if len(sample_ids) < 2:
+        hint = "; did you mean --transpose?" if not transpose and len(feature_ids) >= 2 else ""
+        raise InputError(f"{len(sample_ids)} sample(s): a covariance needs at least 2{hint}")
+    return Dataset(
+        name=_stem(path),
+        matrix=values,
+        feature_ids=pd.Index(feature_ids),
+        sample_ids=pd.Index(sample_ids),
+        labels=None,
+        source=str(path),
+        preprocessing={"transposed": transpose, "na": na_record},
+        image_shape=table.image_shape,
+    )
+
+
+def _handle_missing(values, sample_ids, feature_ids, na):
+    """Apply the ``na`` option to NaN/inf cells, or report them."""
+    bad = ~np.isfinite(values)
+    if not bad.any():
+        return values, sample_ids, feature_ids, None if na is None else {"method": na, "cells": 0}
+    rows, cols = np.flatnonzero(bad.any(axis=1)), np.flatnonzero(bad.any(axis=0))
+    n_bad = int(bad.sum())
+    if na is None:
+        raise InputError(
+            f"{n_bad} missing or infinite values in {len(rows)} samples ({_some(np.take(sample_ids, rows))}) "
+            f"and {len(cols)} features ({_some(np.take(feature_ids, cols))}); "
+            "--na drop-rows|drop-cols|mean handles them"
+        )
+    record = {"method": na, "cells": n_bad}
+    if na == "drop-rows":
+        keep = np.setdiff1d(np.arange(len(sample_ids)), rows)
+        record["dropped"] = [sample_ids[i] for i in rows]
+        return values[keep], [sample_ids[i] for i in keep], feature_ids, record
+    if na == "drop-cols":
+        keep = np.setdiff1d(np.arange(len(feature_ids)), cols)
+        if keep.size == 0:
+            raise InputError("every feature has a missing value, so --na drop-cols leaves nothing; try --na drop-rows or mean")
+        record["dropped"] = [feature_ids[j] for j in cols]
+        return values[:, keep], sample_ids, [feature_ids[j] for j in keep], record
+    values = np.where(bad, np.nan, values)
+    empty = np.flatnonzero(bad.all(axis=0))
+    if empty.size:
+        raise InputError(
+            f"{empty.size} features have no finite value ({_some(np.take(feature_ids, empty))}) "
+            "so --na mean cannot fill them; use --na drop-cols"
+        )
+    means = np.nanmean(values, axis=0)
+    return np.where(bad, means, values), sample_ids, feature_ids, record
+
+
+def _covariance_dataset(table: _Table, path: Path) -> Dataset:
+    C, row_ids, col_ids = table.values, table.row_ids, table.col_ids
+    if C.shape[0] != C.shape[1]:
+        raise InputError(
+            f"covariance in {path.name} is not square ({C.shape[0]} rows × {C.shape[1]} columns); "
+            "give a D × D matrix or drop --covariance"
+        )
+    _check_ids(col_ids, row_ids)
+    if row_ids != col_ids:
+        if set(row_ids) != set(col_ids):
+            extra = [r for r in row_ids if r not in set(col_ids)]
+            raise InputError(
+                f"covariance row ids do not match its column names ({_some(extra)}); "
+                "use the same names, or write no id column"
+            )
+        C = C[[row_ids.index(c) for c in col_ids]]
+    _check_covariance(C, col_ids)
+    return Dataset(
+        name=_stem(path),
+        matrix=(C + C.T) / 2,
+        feature_ids=pd.Index(col_ids),
+        sample_ids=None,
+        labels=None,
+        is_covariance=True,
+        source=str(path),
+        preprocessing={"transposed": False, "na": None},
+    )
+
+
+def _check_covariance(C: np.ndarray, ids: list[str]) -> None:
+    """Finite, symmetric to a relative 1e-8, and positive semidefinite to -1e-8·λmax."""
+    n_bad = int((~np.isfinite(C)).sum())
+    if n_bad:
+        raise InputError(f"covariance has {n_bad} missing or infinite entries; a covariance must be complete")
+    scale = np.abs(C).max()
+    asym = np.abs(C - C.T)
+    i, j = np.unravel_index(np.argmax(asym), asym.shape)
+    if asym[i, j] > SYMMETRY_RTOL * scale:
+        raise InputError(
+            f"covariance is not symmetric: entries ({ids[i]}, {ids[j]}) and ({ids[j]}, {ids[i]}) "
+            f"differ by {asym[i, j]:.3g}; fix the file or symmetrise it as (C + Cᵀ)/2"
+        )
+    eig = np.linalg.eigvalsh((C + C.T) / 2)
+    if eig[0] < -PSD_RTOL * max(eig[-1], 0.0) or eig[-1] <= 0:
+        raise InputError(
+            f"covariance is not positive semidefinite: smallest eigenvalue {eig[0]:.4g} "
+            f"(largest {eig[-1]:.4g}); give a valid covariance or correlation matrix"
+        )
+
+
+# ------------------------------------------------------------------ prepare
+def prepare(ds: Dataset, *, center: bool = True, scale: bool = False, log2: float | None = None) -> Dataset:
+    """Transform raw values for PCA and record every step in ``preprocessing``.
+
+    Steps, in order: ``log2(max(x, log2))`` (a floor, for expression data);
+    dropping constant features (a warning; an error with ``scale`` since it
+    would divide by zero); centring each feature; dividing each feature by its
+    sample standard deviation (ddof=1).  For a covariance, ``scale`` gives the
+    correlation matrix and ``center`` does nothing.
+    """
+    if log2 is not None and not log2 > 0:
+        raise InputError(f"--log2 floor must be positive (got {log2}); e.g. --log2 20 for microarray signals")
+    if ds.is_covariance:
+        return _prepare_covariance(ds, scale=scale, log2=log2)
+    X = np.array(ds.matrix)
+    if log2 is not None:
+        X = np.log2(np.maximum(X, log2))
+    keep = _keep_nonconstant(ds.feature_ids, np.ptp(X, axis=0) > 0, scale)
+    X, feature_ids = X[:, keep], ds.feature_ids[keep]
+    if center:
+        X = X - X.mean(axis=0)
+    if scale:
+        X = X / X.std(axis=0, ddof=1)
+    dropped = [str(f) for f in ds.feature_ids[~keep]]
+    steps = {"center": center, "scale": scale, "log2_floor": log2, "dropped_constant": dropped}
+    return replace(ds, matrix=X, feature_ids=feature_ids, preprocessing={**ds.preprocessing, **steps})
+
+
+def _keep_nonconstant(feature_ids: pd.Index, varies: np.ndarray, scale: bool) -> np.ndarray:
+    """Mask of features to keep; constant ones are dropped with a warning, or refused when scaling."""
+    if varies.all():
+        return varies
+    dropped = [str(f) for f in feature_ids[~varies]]
+    if scale:
+        raise InputError(
+            f"{len(dropped)} constant features ({_some(dropped)}) cannot be scaled to unit variance; "
+            "remove them or do not scale"
+        )
+    if not varies.any():
+        raise InputError("every feature is constant; there is no variance to analyse")
+    warnings.warn(f"dropped {len(dropped)} constant features (zero variance): {_some(dropped)}", stacklevel=3)
+    return varies
+
+
+def _prepare_covariance(ds: Dataset, *, scale: bool, log2: float | None) -> Dataset:
+    if log2 is not None:
+        raise InputError("--log2 cannot be applied to a covariance matrix; apply it to the data or drop it")
+    keep = _keep_nonconstant(ds.feature_ids, np.diag(ds.matrix) > 0, scale)
+    C, feature_ids = ds.matrix[np.ix_(keep, keep)], ds.feature_ids[keep]
+    if scale:
+        d = 1 / np.sqrt(np.diag(C))
+        C = C * d[:, None] * d[None, :]
+        np.fill_diagonal(C, 1.0)
+    dropped = [str(f) for f in ds.feature_ids[~keep]]
+    steps = {"center": False, "scale": scale, "log2_floor": None, "dropped_constant": dropped}
+    return replace(ds, matrix=C, feature_ids=feature_ids, preprocessing={**ds.preprocessing, **steps})
+
+
+# --------------------------------------------------------------------- load
+def load(
+    path_or_name: str | Path,
+    *,
+    transpose: bool = False,
+    covariance: bool = False,
+    na: str | None = None,
+    center: bool = True,
+    scale: bool = False,
+    log2: float | None = None,
+    labels: str | Path | None = None,
+) -> Dataset:
+    """Read a file or a bundled data set by name, attach labels, then :func:`prepare` it.
+
+    ``labels`` is a CSV with columns ``sample,label`` (or any first two
+    columns) matched to the data by sample id; bundled sets carry their own.
+    """
+    # Imported here: datasets builds on this module.
+    from certpca import datasets
+
+    path = Path(path_or_name)
+    if path.is_file():
+        ds = read(path, transpose=transpose, covariance=covariance, na=na)
+    elif str(path_or_name) in datasets.names(include_aliases=True):
+        if transpose or na is not None:
+            raise InputError(f"bundled data set {path_or_name!r} is ready to use; drop --transpose and --na")
+        ds = datasets.raw(str(path_or_name))
+        if covariance and not ds.is_covariance:
+            raise InputError(f"bundled data set {path_or_name!r} holds samples, not a covariance; drop --covariance")
+    else:
+        raise InputError(
+            f"no file or bundled data set named {str(path_or_name)!r}; "
+            f"bundled: {', '.join(datasets.names())} (certpca data list)"
+        )
+    if labels is not None:
+        ds = with_labels(ds, read_labels(labels))
+    return prepare(ds, center=center, scale=scale, log2=log2)
+
+
+def read_labels(path: str | Path) -> pd.Series:
+    """Class labels from a CSV: column ``sample`` and ``label``, or else its first two columns."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"labels file not found: {path}; check the path")
+    try:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False, sep=None, engine="python")
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read labels file {path.name} ({exc.__class__.__name__}); give a CSV sample,label") from None
+    if {"sample", "label"} <= set(frame.columns):
+        frame = frame[["sample", "label"]]
+    elif frame.shape[1] >= 2:
+        frame = frame.iloc[:, :2]
+    else:
+        raise InputError(f"labels file {path.name} needs two columns (sample,label); it has {frame.shape[1]}")
+    ids = [s.strip() for s in frame.iloc[:, 0]]
+    _check_unique(ids, "sample ids in the labels file", "give one label per sample")
+    return pd.Series(frame.iloc[:, 1].str.strip().to_numpy(), index=pd.Index(ids), name="label")
+
+
+def with_labels(ds: Dataset, labels: pd.Series) -> Dataset:
+    """Attach labels aligned to the dataset's sample ids (extra ids in ``labels`` are ignored)."""
+    if ds.sample_ids is None:
+        raise InputError("a covariance matrix has no samples to label; drop the labels")
+    missing = ds.sample_ids.difference(labels.index, sort=False)
+    if len(missing):
+        raise InputError(f"labels missing for {len(missing)} sample ids ({_some(missing)}); add them to the labels file")
+    return replace(ds, labels=labels.reindex(ds.sample_ids).rename("label"))
