@@ -252,7 +252,7 @@ def _to_float(cells: list[list[str]], row_ids: list[str] | None, col_ids: list[s
         r, c = np.argwhere(bad_cells)[0]
         where = f"row {row_ids[r]!r}" if row_ids is not None else f"data row {r + 1}"
         raise InputError(
-            f"non-numeric value {tokens[r, c]!r} in {where}, column {col_ids[c]!r} "
+            f"non-numeric value {str(tokens[r, c])!r} in {where}, column {str(col_ids[c])!r} "
             f"({int(bad_cells.sum())} non-numeric cells in all); fix them or write missing values as NA"
         )
     return converted[inverse].reshape(tokens.shape)
@@ -459,7 +459,7 @@ def _check_covariance(C: np.ndarray, ids: list[str]) -> None:
             f"differ by {asym[i, j]:.3g}; fix the file or symmetrise it as (C + Cᵀ)/2"
         )
     eig = np.linalg.eigvalsh((C + C.T) / 2)
-    if eig[0] < -PSD_RTOL * max(eig[-1], 0.0) or eig[-1] <= 0:
+    if eig[0] < -PSD_RTOL * max(eig[-1], 0.0):
         raise InputError(
             f"covariance is not positive semidefinite: smallest eigenvalue {eig[0]:.4g} "
             f"(largest {eig[-1]:.4g}); give a valid covariance or correlation matrix"
