@@ -78,16 +78,24 @@ class Problem:
     def matvec(self, v: np.ndarray) -> np.ndarray:
         """C v for a vector or a D × m block."""
         if self._F is not None:
-            return self._F.T @ (self._F @ v)
+            return self._F.T @ self._scores(v)
         return self._C @ v
 
     def variance(self, w: np.ndarray) -> float:
         """wᵀCw."""
         w = np.asarray(w, dtype=float)
         if self._F is not None:
-            y = self._F @ w
+            y = self._scores(w)
             return float(y @ y)
         return float(w @ (self._C @ w))
+
+    def _scores(self, v: np.ndarray) -> np.ndarray:
+        """F v, touching only the nonzero columns when a vector is sparse."""
+        if v.ndim == 1:
+            nz = np.flatnonzero(v)
+            if 4 * nz.size < v.size:
+                return self._F[:, nz] @ v[nz]
+        return self._F @ v
 
     def submatrix(self, support) -> np.ndarray:
         """C_SS for a support given as integer indices."""
@@ -140,7 +148,10 @@ class Problem:
 
     def first_pc(self) -> np.ndarray:
         """The dominant eigenvector, sign fixed so its largest-magnitude entry is positive."""
-        v = self._spectrum[1][:, 0]
+        vecs = self._spectrum[1]
+        if vecs.shape[1] == 0:  # C = 0: every unit vector is a maximiser
+            return np.eye(self.dim)[0]
+        v = vecs[:, 0]
         return v if v[np.argmax(np.abs(v))] >= 0 else -v
 
     # ------------------------------------------------------- derived problems

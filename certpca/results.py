@@ -1,0 +1,232 @@
+"""Result objects: Component, Fit and their R-style Summary.
+
+Modelled on R's ``prcomp``/``nsprcomp`` (``sdev``, ``rotation``, ``center``,
+``scale``; ``summary()`` prints the importance of components) and on
+statsmodels (``summary()`` renders as text, HTML and LaTeX; ``str(fit)`` is it).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+
+@dataclass
+class Component:
+    """One sparse principal component.
+
+    ``variance`` is wᵀCw on the covariance the user asked about (for deflated
+    components: the original C, not the deflated one).
+    """
+
+    loadings: pd.Series
+    variance: float
+    method: str
+    k: int
+    nonneg: bool
+    options: dict = field(default_factory=dict)
+    iterations: int = 0
+    converged: bool = True
+    seconds: float = 0.0
+    extras: dict = field(default_factory=dict)
+
+    @property
+    def weights(self) -> np.ndarray:
+        return self.loadings.to_numpy()
+
+    @property
+    def support(self) -> list:
+        """Feature ids of the nonzero loadings, in feature order."""
+        return list(self.loadings.index[self.weights != 0])
+
+    @property
+    def cardinality(self) -> int:
+        return int(np.count_nonzero(self.weights))
+
+    def to_dict(self) -> dict:
+        nz = self.loadings[self.weights != 0]
+        return {
+            "method": self.method,
+            "k": self.k,
+            "nonneg": self.nonneg,
+            "value": self.variance,
+            "cardinality": self.cardinality,
+            "support": [str(s) for s in nz.index],
+            "loadings": {str(i): float(v) for i, v in nz.items()},
+            "iterations": self.iterations,
+            "converged": self.converged,
+            "seconds": self.seconds,
+            "options": self.options,
+            "extras": _jsonable(self.extras),
+        }
+
+    def __repr__(self) -> str:
+        return (f"<Component {self.method} k={self.k}{' nonneg' if self.nonneg else ''}: "
+                f"variance {self.variance:.6g}, cardinality {self.cardinality}>")
+
+
+@dataclass
+class Fit:
+    """Several components of one data set, with variance accounting.
+
+    ``additional_variance[l]`` is what component l adds beyond the span of the
+    earlier ones (the variance of the data projected on the l-th Gram–Schmidt
+    direction of the loadings), so non-orthogonal components are not counted
+    twice; for orthogonal components it equals wᵀCw.
+    """
+
+    components: list[Component]
+    additional_variance: np.ndarray
+    total_variance: float
+    eigenvalues: np.ndarray
+    data: dict
+    options: dict
+    seconds: float
+    certificates: list = field(default_factory=list)
+
+    # R-style accessors --------------------------------------------------
+    @property
+    def rotation(self) -> pd.DataFrame:
+        """Loadings as a features × components DataFrame (R's ``rotation``)."""
+        return pd.concat({f"PC{i + 1}": c.loadings for i, c in enumerate(self.components)}, axis=1)
+
+    loadings = rotation
+
+    @property
+    def sdev(self) -> np.ndarray:
+        """Standard deviations of the additional variances (nsprcomp's ``sdev``)."""
+        return np.sqrt(np.maximum(self.additional_variance, 0.0))
+
+    @property
+    def pev(self) -> np.ndarray:
+        """Proportion of the total variance each component adds."""
+        return self.additional_variance / self.total_variance
+
+    @property
+    def cumulative(self) -> np.ndarray:
+        return np.cumsum(self.pev)
+
+    def importance(self) -> pd.DataFrame:
+        """The importance table of ``summary()``: one column per component."""
+        cols = [f"PC{i + 1}" for i in range(len(self.components))]
+        rows = {
+            "Standard deviation": self.sdev,
+            "Proportion of Variance": self.pev,
+            "Cumulative Proportion": self.cumulative,
+            "Cardinality": [c.cardinality for c in self.components],
+        }
+        return pd.DataFrame(rows, index=cols).T
+
+    def summary(self) -> "Summary":
+        o = self.options
+        title = (f"{'Nonnegative sparse' if o.get('nonneg') else 'Sparse'} PCA by {o.get('method')}"
+                 f", k = {o.get('k')}, {len(self.components)} component(s)")
+        notes = [
+            f"Data: {self.data.get('name')} ({self.data.get('n_samples')} samples x "
+            f"{self.data.get('n_features')} features); {_describe_preprocessing(self.data.get('preprocessing', {}))}",
+            f"Total variance {self.total_variance:.6g}; lambda1 = {self.eigenvalues[0]:.6g} "
+            f"({self.eigenvalues[0] / self.total_variance:.1%} of the total)",
+        ]
+        if len(self.components) > 1:
+            notes.append(f"Deflation: {o.get('deflation')}; variance counted as additional "
+                         "(beyond the span of earlier components)")
+        for i, cert in enumerate(self.certificates):
+            notes.append(f"PC{i + 1} certificate: {cert}")
+        return Summary(title, self.importance(), notes)
+
+    def __str__(self) -> str:
+        return str(self.summary())
+
+    def __repr__(self) -> str:
+        return f"<Fit {self.options.get('method')} k={self.options.get('k')}: {len(self.components)} component(s)>"
+
+    def to_dict(self) -> dict:
+        comps = []
+        for c, add, pev in zip(self.components, self.additional_variance, self.pev):
+            d = c.to_dict()
+            d["additional_variance"] = float(add)
+            d["pev"] = float(pev)
+            comps.append(d)
+        return {
+            "data": _jsonable(self.data),
+            "options": _jsonable(self.options),
+            "total_variance": self.total_variance,
+            "lambda1": float(self.eigenvalues[0]),
+            "components": comps,
+            "cumulative_pev": [float(x) for x in self.cumulative],
+            "seconds": self.seconds,
+            "certificates": [c.to_dict() for c in self.certificates],
+        }
+
+
+class Summary:
+    """An importance table with a title and notes, rendered as text, HTML or LaTeX."""
+
+    def __init__(self, title: str, table: pd.DataFrame, notes: list[str]):
+        self.title, self.table, self.notes = title, table, notes
+
+    def _formatted(self) -> pd.DataFrame:
+        t = self.table.astype(object)
+        for row in t.index:
+            fmt = "{:d}" if row == "Cardinality" else "{:.4f}"
+            t.loc[row] = [fmt.format(int(v) if row == "Cardinality" else float(v)) for v in self.table.loc[row]]
+        return t
+
+    def as_text(self) -> str:
+        t = self._formatted()
+        label_w = max(len(str(i)) for i in t.index)
+        widths = [max(len(c), *(len(v) for v in t[c])) for c in t.columns]
+        lines = [self.title, "", "Importance of components:",
+                 " " * label_w + "".join(f" {c:>{w}}" for c, w in zip(t.columns, widths))]
+        for row in t.index:
+            lines.append(f"{row:<{label_w}}" + "".join(f" {v:>{w}}" for v, w in zip(t.loc[row], widths)))
+        return "\n".join(lines + [""] + self.notes)
+
+    def as_html(self) -> str:
+        table = self._formatted().to_html(classes="importance", border=0, escape=True)
+        notes = "".join(f"<li>{_escape(n)}</li>" for n in self.notes)
+        return f"<div class='summary'><h3>{_escape(self.title)}</h3>{table}<ul>{notes}</ul></div>"
+
+    def as_latex(self) -> str:
+        styler = self._formatted().style
+        return styler.to_latex(hrules=True, caption=self.title.replace("_", r"\_"))
+
+    _repr_html_ = as_html
+
+    def __str__(self) -> str:
+        return self.as_text()
+
+
+def _escape(s: str) -> str:
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _describe_preprocessing(p: dict) -> str:
+    steps = []
+    if p.get("log2_floor") is not None:
+        steps.append(f"log2 with floor {p['log2_floor']}")
+    if p.get("center"):
+        steps.append("centred")
+    if p.get("scale"):
+        steps.append("scaled to unit variance")
+    if p.get("dropped_constant"):
+        steps.append(f"{len(p['dropped_constant'])} constant column(s) dropped")
+    return ", ".join(steps) if steps else "no preprocessing"
+
+
+def _jsonable(x):
+    """Numbers as numbers, arrays as lists, keys as strings."""
+    if isinstance(x, dict):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return [_jsonable(v) for v in x.tolist()]
+    if isinstance(x, np.integer):
+        return int(x)
+    if isinstance(x, np.floating):
+        return float(x)
+    if isinstance(x, np.bool_):
+        return bool(x)
+    return x

@@ -1,0 +1,107 @@
+"""Solver registry and the one driver that runs any of them.
+
+The driver owns what every method shares: starts and restarts, timing,
+variational renormalisation and the choice of the best run.
+"""
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ConvergenceWarning, InputError
+from ..problem import Problem
+from ..results import Component
+from .base import Run, Solver
+from .baselines import PCA, Threshold
+from .em import EM
+from .renormalize import renormalize
+
+REGISTRY: dict[str, Solver] = {s.name: s for s in (EM(), Threshold(), PCA())}
+
+
+def get(name: str) -> Solver:
+    """The solver registered under ``name``."""
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise InputError(f"unknown method '{name}'; choose one of {', '.join(REGISTRY)}") from None
+
+
+def solve(problem: Problem, k: int, *, method: str = "em", nonneg: bool = False,
+          rng: np.random.Generator | None = None, restarts: int = 10,
+          renormalize_support: bool = True, **options) -> Component:
+    """Best component found by ``method`` over its starts.
+
+    ``k`` is the largest cardinality; methods deliver exactly k nonzeros unless the
+    data do not allow it (e.g. fewer than k positive entries are reachable under
+    ``nonneg``).  Unknown options are an InputError.
+    """
+    solver = get(method)
+    if nonneg and not solver.nonneg:
+        raise InputError(f"method '{method}' cannot impose nonnegativity; drop --nonneg or use em")
+    if not solver.sparse:
+        k = problem.dim
+    unknown = set(options) - set(solver.defaults)
+    if unknown:
+        raise InputError(f"method '{method}' has no option {', '.join(sorted(unknown))}; "
+                         f"its options: {', '.join(solver.defaults) or 'none'}")
+    opts = {**solver.defaults, **options}
+    rng = np.random.default_rng(0) if rng is None else rng
+
+    t0 = time.perf_counter()
+    best: tuple[float, np.ndarray, Run] | None = None
+    iterations, n_starts = 0, 0
+    for start in solver.starts(problem, nonneg, rng, restarts):
+        run = solver.run(problem, k, nonneg, start, **opts)
+        n_starts += 1
+        iterations += run.iterations
+        if not run.converged:
+            warnings.warn(f"{method} did not converge from start {n_starts} in {run.iterations} "
+                          "iterations; raise max_iter or loosen tol", ConvergenceWarning, stacklevel=2)
+        w = run.weights
+        if renormalize_support and solver.sparse and run.weights.any():
+            w = renormalize(problem, w, run.support, nonneg)
+        value = problem.variance(w)
+        if best is None or value > best[0]:
+            best = (value, w, run)
+    seconds = time.perf_counter() - t0
+
+    value, w, run = best
+    w = _fix_sign(w, nonneg)
+    if solver.sparse and 0 < np.count_nonzero(w) < min(k, problem.dim) and _can_grow(problem, w, nonneg):
+        warnings.warn(f"{method} found only {np.count_nonzero(w)} nonzero loadings for k = {k} although "
+                      "adding a feature would raise the variance; try more restarts or another method",
+                      stacklevel=2)
+    return Component(
+        loadings=_series(problem, w), variance=value, method=method, k=k, nonneg=nonneg,
+        options={**opts, "restarts": restarts, "starts": n_starts, "renormalize": renormalize_support},
+        iterations=iterations, converged=run.converged, seconds=seconds, extras=run.extras)
+
+
+def _can_grow(problem: Problem, w: np.ndarray, nonneg: bool) -> bool:
+    """Whether some unused feature has a gradient entry that makes adding it pay.
+
+    With g = Cw, putting weight ε on an unused feature j changes wᵀCw by 2εg_j + O(ε²):
+    a gain when g_j ≠ 0 (sparse: either sign of ε) or g_j > 0 (nonnegative).  When no
+    such feature exists the smaller support is what the data favour locally.
+    """
+    g = problem.matvec(w)[w == 0]
+    scale = np.sqrt(problem.variance(w) * problem.diag.max()) * 1e-9
+    return bool(np.any(g > scale) if nonneg else np.any(np.abs(g) > scale))
+
+
+def _fix_sign(w: np.ndarray, nonneg: bool) -> np.ndarray:
+    """Deterministic sign: nonnegative vectors as they are, others with a positive largest entry."""
+    if nonneg or not w.any():
+        return w
+    return w if w[np.argmax(np.abs(w))] > 0 else -w
+
+
+def _series(problem: Problem, w: np.ndarray) -> pd.Series:
+    return pd.Series(w, index=problem.feature_ids, name="loading")
+
+
+__all__ = ["REGISTRY", "Solver", "get", "solve"]

@@ -1,0 +1,77 @@
+"""EM for sparse, nonnegative and nonnegative sparse PCA (Sigg & Buhmann, ICML 2008).
+
+In the limit σ² → 0 with one unit-norm component, the E-step (eq. 10) is
+y = Xw and the M-step (eq. 11) is w* ∝ Xᵀy = (N−1)·Cw.  The cardinality
+constraint is met by the ℓ1-constrained M-step of eq. (14), solved exactly by
+Algorithm 2: soft-threshold |w*| at its (K+1)-th largest value, keeping the
+K largest.  Nonnegativity (eq. 17) zeroes the negative entries of w* first.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..problem import Problem
+from .base import Run, Solver, top_k
+
+
+def em_step(problem: Problem, w: np.ndarray, k: int, nonneg: bool) -> tuple[np.ndarray, np.ndarray]:
+    """One EM iteration (Algorithm 2's loop body); returns (new unit w, chosen support).
+
+    The new w is zero when no entry of w* is positive under ``nonneg``.
+    """
+    w_star = problem.matvec(w)
+    mag = np.maximum(w_star, 0.0) if nonneg else np.abs(w_star)
+    support = top_k(mag, k)
+    support = support[mag[support] > 0]
+    rest = np.delete(mag, support)
+    threshold = rest.max() if rest.size else 0.0
+    new = np.zeros_like(w)
+    new[support] = (mag[support] - threshold) * np.sign(w_star[support])
+    norm = np.linalg.norm(new)
+    if norm == 0:  # all chosen entries tied with the threshold: keep them equal
+        new[support] = np.sign(w_star[support])
+        norm = np.linalg.norm(new)
+    return (new / norm if norm > 0 else new), support
+
+
+class EM(Solver):
+    """emPCA: EM iterations with an exact-cardinality M-step (Algorithm 2).
+
+    Stops when |w_{t+1}ᵀw_t| > 1 − tol (Algorithm 2's test).  The default tol = 1e-6
+    suffices because the driver then refits the weights exactly on the support; on
+    the leukemia path k = 1..300 it gave slightly *more* variance than 1e-9 in 2/3 of
+    the iterations (the soft-thresholded fixed point is not the refit optimum).
+    """
+
+    name = "em"
+    defaults = {"tol": 1e-6, "max_iter": 1000}
+    reference = ("Sigg, C. D. & Buhmann, J. M. (2008). Expectation-maximization for sparse and "
+                 "non-negative PCA. Proceedings of the 25th International Conference on Machine Learning.")
+
+    def starts(self, problem, nonneg, rng, restarts):
+        """First PC for sparse PCA (Sec. 3.1), plus the k = 1 optimum e_j (j of largest
+        variance), a fixed point of the M-step that PC1 can miss; for nonnegative PCA random
+        nonnegative unit vectors (Sec. 3.2) plus the positive parts of ±PC1, which often win
+        on real data."""
+        pc = problem.first_pc()
+        if not nonneg:
+            return [pc, np.eye(problem.dim)[np.argmax(problem.diag)]]
+        starts = [np.maximum(s * pc, 0.0) for s in (1.0, -1.0)]
+        starts = [s / np.linalg.norm(s) for s in starts if s.any()]
+        for _ in range(restarts):
+            r = np.abs(rng.standard_normal(problem.dim))
+            starts.append(r / np.linalg.norm(r))
+        return starts
+
+    def run(self, problem, k, nonneg, start, tol=1e-6, max_iter=1000):
+        w = start
+        support = np.flatnonzero(w)
+        for it in range(1, max_iter + 1):
+            new, support = em_step(problem, w, k, nonneg)
+            if not new.any():
+                return Run(new, support, it, True)
+            done = abs(new @ w) > 1 - tol
+            w = new
+            if done:
+                return Run(w, support, it, True)
+        return Run(w, support, max_iter, False)
