@@ -1,0 +1,68 @@
+"""The covariance operator: factor (Gram trick) and dense routes against plain numpy."""
+import numpy as np
+import pytest
+
+from certpca.problem import Problem
+
+
+@pytest.fixture(params=[(50, 12), (9, 40)], ids=["N>D dense", "D>N factor"])
+def data(request):
+    n, d = request.param
+    rng = np.random.default_rng(n * d)
+    X = rng.standard_normal((n, d)) * rng.uniform(0.5, 3, d)
+    X -= X.mean(0)
+    return X, X.T @ X / (n - 1)
+
+
+def test_operations_match_the_explicit_covariance(data):
+    X, C = data
+    P = Problem.from_data(X)
+    rng = np.random.default_rng(0)
+    v = rng.standard_normal(C.shape[0])
+    sparse_v = np.where(rng.random(C.shape[0]) < 0.1, v, 0.0)
+    np.testing.assert_allclose(P.matvec(v), C @ v, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(P.matvec(sparse_v), C @ sparse_v, rtol=1e-10, atol=1e-12)
+    assert np.isclose(P.variance(v), v @ C @ v, rtol=1e-12)
+    S = [0, 3, 5]
+    np.testing.assert_allclose(P.submatrix(S), C[np.ix_(S, S)], rtol=1e-12)
+    np.testing.assert_allclose(P.diag, np.diag(C), rtol=1e-12)
+    assert np.isclose(P.trace, np.trace(C))
+    F = P.factor()
+    np.testing.assert_allclose(F.T @ F, C, atol=1e-10 * np.abs(C).max())
+
+
+def test_spectrum_matches_eigh(data):
+    X, C = data
+    P = Problem.from_data(X)
+    ref = np.sort(np.linalg.eigvalsh(C))[::-1]
+    vals, vecs = P.eigh(3)
+    np.testing.assert_allclose(vals, ref[:3], rtol=1e-10)
+    np.testing.assert_allclose(np.abs(vecs.T @ C @ vecs), np.diag(vals), atol=1e-9 * vals[0])
+    rank = min(X.shape[0] - 1, X.shape[1])
+    np.testing.assert_allclose(P.eigenvalues()[:rank], ref[:rank], rtol=1e-9)
+
+
+def test_factor_route_never_forms_d_by_d():
+    X = np.random.default_rng(1).standard_normal((20, 5000))
+    P = Problem.from_data(X - X.mean(0))
+    assert P.uses_factor and P._C is None
+    P.eigenvalues(); P.first_pc()
+    D2 = P.deflate(P.first_pc())
+    assert D2.uses_factor and D2._C is None
+
+
+def test_deflation_is_projection(data):
+    X, C = data
+    P = Problem.from_data(X)
+    w = np.random.default_rng(2).standard_normal(C.shape[0])
+    w /= np.linalg.norm(w)
+    Pw = np.eye(len(w)) - np.outer(w, w)
+    np.testing.assert_allclose(P.deflate(w).dense(), Pw @ C @ Pw, atol=1e-10 * np.abs(C).max())
+
+
+def test_subset_keeps_ids(data):
+    X, C = data
+    P = Problem.from_data(X, feature_ids=[f"g{i}" for i in range(C.shape[1])])
+    sub = P.subset([4, 1])
+    assert list(sub.feature_ids) == ["g4", "g1"]
+    np.testing.assert_allclose(sub.dense(), C[np.ix_([4, 1], [4, 1])], rtol=1e-12)
