@@ -1,0 +1,64 @@
+"""A plain (non-editable) install still finds the bundled data.
+
+The package-dir mapping in pyproject.toml installs top-level ``data/`` as
+``certpca._data``; a source checkout is the only other place
+:func:`certpca.datasets.data_dir` looks, so this runs the installed copy from
+a folder where the checkout is not importable.
+"""
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("pip") is None, reason="pip is not installed, so the package cannot be installed"
+)
+
+CHECK = textwrap.dedent("""
+    import sys
+    from pathlib import Path
+    import certpca.datasets as d
+    target = Path(sys.argv[1]).resolve()
+    folder = d.data_dir()
+    assert target in folder.parents, (folder, target)
+    assert Path(d.__file__).resolve().is_relative_to(target), d.__file__
+    ds = d.load("pitprops")
+    assert ds.shape == (13, 13), ds.shape
+    assert d.verify() == [], d.verify()
+    print(folder)
+""")
+
+
+def test_plain_install_finds_bundled_data(tmp_path):
+    # pip builds a local directory in place (build/, *.egg-info): build from a copy so
+    # the work tree stays clean and no stale build/lib leaks into the wheel.
+    source = tmp_path / "src"
+    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(
+        ".git", "build", "*.egg-info", "__pycache__", ".pytest_cache", "reports", "bench"))
+    target = tmp_path / "site"
+    build = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--no-index",
+         "--quiet", "--target", str(target), str(source)],
+        capture_output=True, text=True, timeout=120,
+        env={**os.environ, "PIP_NO_CACHE_DIR": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"},
+    )
+    if "invalid command 'bdist_wheel'" in build.stderr:
+        pytest.fail("setuptools here cannot build wheels offline: pip install wheel (or setuptools>=70.1)")
+    assert build.returncode == 0, build.stderr[-2000:]
+    assert (target / "certpca" / "_data" / "pitprops.csv").is_file()
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    run = subprocess.run(
+        [sys.executable, "-c", CHECK, str(target)],
+        cwd=tmp_path, env={**env, "PYTHONPATH": str(target)},
+        capture_output=True, text=True, timeout=60,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert Path(run.stdout.strip()) == (target / "certpca" / "_data").resolve()
