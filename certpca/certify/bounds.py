@@ -595,8 +595,8 @@ def pattern_bound(problem, k, nonneg=False, *, support=None, n_grid: int = 12,
 
 # --------------------------------------------------------------- spannogram
 @_timed
-def spannogram_bound(problem, k, nonneg=False, *, d: int = 2, net: int | None = None,
-                     rng=None) -> Bound:
+def spannogram_bound(problem, k, nonneg=False, *, d: int = 2, net: str | None = None,
+                     epsilon: float = 0.1, rng=None) -> Bound:
     """Asteris et al. (ICML 2014): OPT ≤ OPT_d + λ_{d+1}, OPT_d on the rank-d part A_d.
 
     Uses certpca.solvers.spannogram (exact enumeration for d, or a deterministic
@@ -612,13 +612,15 @@ def spannogram_bound(problem, k, nonneg=False, *, d: int = 2, net: int | None = 
         from certpca.solvers.spannogram import spannogram
     except ImportError as exc:  # pragma: no cover - depends on a sibling module
         raise NotApplicable(f"certpca.solvers.spannogram not available ({exc})") from exc
-    kw = {"d": d, "rng": rng}
+    kw = {"d": d, "rng": rng, "net": net}
     if net is not None:
-        kw["net"] = net
+        kw["epsilon"] = epsilon
     res = spannogram(problem, k, nonneg=nonneg, **kw)
     optd = float(res.opt_d)
     eps_net = getattr(res, "epsilon", None)
-    if getattr(res, "method", "exact") != "exact" and eps_net:
+    if eps_net is not None:
+        if eps_net >= 1:
+            raise NotApplicable(f"net covering radius ε = {eps_net} ≥ 1 gives no bound")
         optd = optd / (1.0 - float(eps_net)) ** 2
     lam_next = _residual_lmax(problem, int(res.d))
     # OPT ≤ OPT(Â_d) + λmax(C − Â_d) for the *computed* rank-d part Â_d (both exact
@@ -633,6 +635,8 @@ def spannogram_bound(problem, k, nonneg=False, *, d: int = 2, net: int | None = 
 def _residual_lmax(problem, d: int) -> float:
     """Safe upper bound on λmax(C − Â_d), Â_d = Σ_{j≤d} λ̂_j v̂_j v̂_jᵀ from ``problem.eigh(d)``."""
     vals, vecs = problem.eigh(d)
+    keep = vals > 0  # as the spannogram's surrogate: only positive eigenvalues enter Â_d
+    vals, vecs = vals[keep], vecs[:, keep]
     if problem.uses_factor:
         F = problem.factor()
         G = F @ F.T
