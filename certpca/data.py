@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import gzip
 import warnings
+import zipfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -264,6 +265,8 @@ def _parse_parquet(path: Path) -> _Table:
         frame = pd.read_parquet(path)
     except ImportError:
         raise InputError("reading parquet needs pyarrow; pip install pyarrow") from None
+    except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+        raise InputError(f"cannot read {path.name} as parquet ({exc}); check the file") from None
     if not isinstance(frame.index, pd.RangeIndex):
         row_ids = [str(i) for i in frame.index]
     elif frame.shape[1] and not pd.api.types.is_float_dtype(frame.dtypes.iloc[0]):
@@ -286,10 +289,13 @@ def _parse_parquet(path: Path) -> _Table:
 def _parse_npz(path: Path, key: str | None) -> _Table:
     try:
         arrays = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, zipfile.BadZipFile) as exc:
+        raise InputError(f"cannot read {path.name} as npz ({exc}); save it with numpy.savez") from None
+    try:
         content = {name: arrays[name] for name in arrays.files}
-    except ValueError as exc:
+    except ValueError:
         raise InputError(
-            f"cannot read {path.name} without pickle ({exc}); save ids as string arrays, not objects"
+            f"{path.name} holds object arrays, which are not loaded (no pickle); save ids as string arrays"
         ) from None
     matrix = content[_npz_key(content, key, path)]
     image_shape = tuple(int(s) for s in content["image_shape"]) if "image_shape" in content else None
@@ -547,7 +553,7 @@ def load(
     path = Path(path_or_name)
     if path.is_file():
         ds = read(path, transpose=transpose, covariance=covariance, na=na)
-    elif str(path_or_name) in datasets.names(include_aliases=True):
+    elif str(path_or_name).lower() in datasets.names(include_aliases=True):
         if transpose or na is not None:
             raise InputError(f"bundled data set {path_or_name!r} is ready to use; drop --transpose and --na")
         ds = datasets.raw(str(path_or_name))

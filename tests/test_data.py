@@ -458,3 +458,31 @@ def test_load_bundled_refuses_transpose():
         load("pitprops", transpose=True)
     assert "--transpose" in message(exc)
 
+
+
+def test_npz_with_object_ids_is_refused_without_pickle(tmp_path):
+    np.savez(tmp_path / "x.npz", X=X, feature_ids=np.array(FEATURES, dtype=object))
+    with pytest.raises(InputError) as exc:
+        read(tmp_path / "x.npz")
+    assert "object arrays" in message(exc) and "string arrays" in message(exc)
+
+
+@pytest.mark.parametrize("suffix", [".npz", ".parquet"])
+def test_corrupt_binary_files(tmp_path, suffix):
+    path = tmp_path / f"x{suffix}"
+    path.write_bytes(b"this is not a binary table at all")
+    with pytest.raises(InputError) as exc:
+        read(path)
+    assert "cannot read x" in message(exc)
+
+
+def test_parquet_without_pyarrow_says_how_to_install(tmp_path, monkeypatch):
+    def no_engine(*args, **kwargs):
+        raise ImportError("Unable to find a usable engine")
+
+    monkeypatch.setattr(pd, "read_parquet", no_engine)
+    path = tmp_path / "x.parquet"
+    path.write_bytes(b"PAR1")
+    with pytest.raises(InputError) as exc:
+        read(path)
+    assert "pip install pyarrow" in message(exc)
