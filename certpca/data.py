@@ -387,8 +387,10 @@ def _sample_dataset(table: _Table, path: Path, *, transpose: bool, na: str | Non
     )
 
 
-def _handle_missing(values, sample_ids, feature_ids, na):
-    """Apply the ``na`` option to NaN/inf cells, or report them."""
+def _handle_missing(
+    values: np.ndarray, sample_ids: list[str], feature_ids: list[str], na: str | None
+) -> tuple[np.ndarray, list[str], list[str], dict | None]:
+    """Apply the ``na`` option to NaN/inf cells, or report them; returns the data and a record."""
     bad = ~np.isfinite(values)
     if not bad.any():
         return values, sample_ids, feature_ids, None if na is None else {"method": na, "cells": 0}
@@ -408,7 +410,9 @@ def _handle_missing(values, sample_ids, feature_ids, na):
     if na == "drop-cols":
         keep = np.setdiff1d(np.arange(len(feature_ids)), cols)
         if keep.size == 0:
-            raise InputError("every feature has a missing value, so --na drop-cols leaves nothing; try --na drop-rows or mean")
+            raise InputError(
+                "every feature has a missing value, so --na drop-cols leaves nothing; try --na drop-rows or mean"
+            )
         record["dropped"] = [feature_ids[j] for j in cols]
         return values[:, keep], sample_ids, [feature_ids[j] for j in keep], record
     values = np.where(bad, np.nan, values)
@@ -577,7 +581,9 @@ def read_labels(path: str | Path) -> pd.Series:
     try:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False, sep=None, engine="python")
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read labels file {path.name} ({exc.__class__.__name__}); give a CSV sample,label") from None
+        raise InputError(
+            f"cannot read labels file {path.name} ({exc.__class__.__name__}); give a CSV sample,label"
+        ) from None
     if {"sample", "label"} <= set(frame.columns):
         frame = frame[["sample", "label"]]
     elif frame.shape[1] >= 2:
@@ -595,5 +601,7 @@ def with_labels(ds: Dataset, labels: pd.Series) -> Dataset:
         raise InputError("a covariance matrix has no samples to label; drop the labels")
     missing = ds.sample_ids.difference(labels.index, sort=False)
     if len(missing):
-        raise InputError(f"labels missing for {len(missing)} sample ids ({_some(missing)}); add them to the labels file")
+        raise InputError(
+            f"labels missing for {len(missing)} sample ids ({_some(missing)}); add them to the labels file"
+        )
     return replace(ds, labels=labels.reindex(ds.sample_ids).rename("label"))

@@ -486,3 +486,17 @@ def test_parquet_without_pyarrow_says_how_to_install(tmp_path, monkeypatch):
     with pytest.raises(InputError) as exc:
         read(path)
     assert "pip install pyarrow" in message(exc)
+
+
+def test_na_drop_cols_when_every_feature_has_a_gap(tmp_path):
+    with pytest.raises(InputError) as exc:
+        read(write(tmp_path / "x.csv", "sample,a,b\ns1,1,NA\ns2,NA,2\ns3,3,4\n"), na="drop-cols")
+    assert "leaves nothing" in message(exc)
+
+
+def test_crlf_and_byte_order_mark(tmp_path):
+    path = tmp_path / "x.csv"
+    path.write_bytes(b"\xef\xbb\xbf" + table_text().replace("\n", "\r\n").encode())
+    ds = read(path)
+    np.testing.assert_array_equal(ds.matrix, X)
+    assert list(ds.feature_ids) == FEATURES
