@@ -74,6 +74,12 @@ class Dataset:
             return Problem.from_covariance(self.matrix, self.feature_ids)
         return Problem.from_data(self.matrix, self.feature_ids)
 
+    def describe(self) -> dict:
+        """What a result records about its data (JSON-able)."""
+        return {"name": self.name, "source": self.source, "n_samples": self.n_samples,
+                "n_features": self.n_features, "is_covariance": self.is_covariance,
+                "labelled": self.labels is not None, "preprocessing": dict(self.preprocessing)}
+
     def __repr__(self) -> str:
         kind = "covariance" if self.is_covariance else "samples × features"
         rows, cols = self.shape

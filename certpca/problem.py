@@ -150,7 +150,7 @@ class Problem:
         """The dominant eigenvector, sign fixed so its largest-magnitude entry is positive."""
         vecs = self._spectrum[1]
         if vecs.shape[1] == 0:  # C = 0: every unit vector is a maximiser
-            return np.eye(self.dim)[0]
+            return np.r_[1.0, np.zeros(self.dim - 1)]
         v = vecs[:, 0]
         return v if v[np.argmax(np.abs(v))] >= 0 else -v
 

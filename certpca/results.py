@@ -122,9 +122,11 @@ class Fit:
         o = self.options
         title = (f"{'Nonnegative sparse' if o.get('nonneg') else 'Sparse'} PCA by {o.get('method')}"
                  f", k = {o.get('k')}, {len(self.components)} component(s)")
+        d = self.data
+        shape = (f"{d.get('n_features')} x {d.get('n_features')} covariance" if d.get("n_samples") is None
+                 else f"{d.get('n_samples')} samples x {d.get('n_features')} features")
         notes = [
-            f"Data: {self.data.get('name')} ({self.data.get('n_samples')} samples x "
-            f"{self.data.get('n_features')} features); {_describe_preprocessing(self.data.get('preprocessing', {}))}",
+            f"Data: {d.get('name')} ({shape}); {_describe_preprocessing(d.get('preprocessing', {}))}",
             f"Total variance {self.total_variance:.6g}; lambda1 = {self.eigenvalues[0]:.6g} "
             f"({self.eigenvalues[0] / self.total_variance:.1%} of the total)",
         ]

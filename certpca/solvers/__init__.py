@@ -32,7 +32,8 @@ def get(name: str) -> Solver:
 
 def solve(problem: Problem, k: int, *, method: str = "em", nonneg: bool = False,
           rng: np.random.Generator | None = None, restarts: int = 10,
-          renormalize_support: bool = True, **options) -> Component:
+          renormalize_support: bool = True, starts: list[np.ndarray] | None = None,
+          **options) -> Component:
     """Best component found by ``method`` over its starts.
 
     ``k`` is the largest cardinality; methods deliver exactly k nonzeros unless the
@@ -54,7 +55,9 @@ def solve(problem: Problem, k: int, *, method: str = "em", nonneg: bool = False,
     t0 = time.perf_counter()
     best: tuple[float, np.ndarray, Run] | None = None
     iterations, n_starts = 0, 0
-    for start in solver.starts(problem, nonneg, rng, restarts):
+    if starts is None:
+        starts = solver.starts(problem, nonneg, rng, restarts)
+    for start in starts:
         run = solver.run(problem, k, nonneg, start, **opts)
         n_starts += 1
         iterations += run.iterations

@@ -55,7 +55,9 @@ class EM(Solver):
         on real data."""
         pc = problem.first_pc()
         if not nonneg:
-            return [pc, np.eye(problem.dim)[np.argmax(problem.diag)]]
+            e = np.zeros(problem.dim)
+            e[np.argmax(problem.diag)] = 1.0
+            return [pc, e]
         starts = [np.maximum(s * pc, 0.0) for s in (1.0, -1.0)]
         starts = [s / np.linalg.norm(s) for s in starts if s.any()]
         for _ in range(restarts):

@@ -1,0 +1,167 @@
+"""The ``certpca`` command line: ``main(argv)`` returns the exit code.
+
+Bad input is one line on stderr (``certpca: error: ...``) and exit code 2,
+with nothing written; warnings are one line each (``certpca: warning: ...``).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+
+from . import __version__
+from .errors import InputError
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with a one-line error and exit code 2 (no usage dump)."""
+
+    def error(self, message):
+        raise InputError(f"{message} (see '{self.prog} --help')")
+
+
+def _data_options() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(add_help=False)
+    g = p.add_argument_group("input")
+    g.add_argument("data", help="a bundled data set name (certpca data list) or a CSV/TSV(.gz), parquet or npz file")
+    g.add_argument("--transpose", action="store_true", help="the file has features as rows, samples as columns")
+    g.add_argument("--covariance", action="store_true", help="the file is a covariance or correlation matrix")
+    g.add_argument("--scale", action="store_true", help="scale features to unit variance (correlation PCA)")
+    g.add_argument("--no-center", dest="center", action="store_false", help="do not centre the features")
+    g.add_argument("--log2", type=float, metavar="FLOOR", help="take log2(max(x, FLOOR)) first (expression data)")
+    g.add_argument("--na", choices=["drop-rows", "drop-cols", "mean"], help="how to handle missing values")
+    return p
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="certpca", description="Sparse and nonnegative sparse PCA with certificates.")
+    parser.add_argument("--version", action="version", version=f"certpca {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    fit = sub.add_parser("fit", parents=[_data_options()], help="fit sparse principal components",
+                         description="Fit sparse (or nonnegative sparse) principal components.")
+    fit.add_argument("--k", type=int, required=True, help="largest number of nonzero loadings per component")
+    fit.add_argument("--nonneg", action="store_true", help="nonnegative loadings")
+    fit.add_argument("--components", type=int, default=1, metavar="L", help="number of components (default 1)")
+    fit.add_argument("--method", default="em", help="solver (see 'certpca solvers'; default em)")
+    fit.add_argument("--deflation", default="projection", choices=["projection", "disjoint"],
+                     help="how later components avoid earlier ones (default projection)")
+    fit.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
+    fit.add_argument("--restarts", type=int, default=10, help="random starts for nonnegative EM (default 10)")
+    fit.add_argument("--no-renormalize", dest="renormalize", action="store_false",
+                     help="keep the solver's weights instead of refitting them on the support")
+    fit.add_argument("--out", type=Path, metavar="FILE", help="write the loadings as CSV (features x components)")
+    fit.add_argument("--json", action="store_true", help="print one JSON object instead of the summary")
+    fit.set_defaults(handler=_cmd_fit)
+
+    data = sub.add_parser("data", help="the bundled data sets")
+    data_sub = data.add_subparsers(dest="action", required=True, parser_class=_Parser)
+    lst = data_sub.add_parser("list", help="list the bundled data sets")
+    lst.add_argument("--json", action="store_true", help="print JSON")
+    lst.set_defaults(handler=_cmd_data_list)
+
+    solvers = sub.add_parser("solvers", help="list the solvers and what each supports")
+    solvers.add_argument("--json", action="store_true", help="print JSON")
+    solvers.set_defaults(handler=_cmd_solvers)
+    return parser
+
+
+def _load(args):
+    from .data import load
+    return load(args.data, transpose=args.transpose, covariance=args.covariance, na=args.na,
+                center=args.center, scale=args.scale, log2=args.log2)
+
+
+def _check_writable(path: Path | None) -> None:
+    if path is not None and not path.parent.resolve().is_dir():
+        raise InputError(f"cannot write {path}: directory {path.parent} does not exist; create it first")
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Write via a temporary file in the same folder, so no half-written file is ever seen."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent.resolve(), prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", newline="") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _cmd_fit(args) -> int:
+    from .components import fit_components
+    _check_writable(args.out)
+    if args.restarts < 0:
+        raise InputError(f"--restarts {args.restarts} is negative; give 0 or more")
+    ds = _load(args)
+    fit = fit_components(ds.problem(), args.k, n_components=args.components, method=args.method,
+                         nonneg=args.nonneg, deflation=args.deflation, seed=args.seed,
+                         restarts=args.restarts, renormalize=args.renormalize, data=ds.describe())
+    if args.out is not None:
+        _write_atomically(args.out, fit.rotation.rename_axis("feature").to_csv(float_format="%.17g"))
+    if args.json:
+        print(json.dumps(fit.to_dict(), allow_nan=False))
+    else:
+        print(fit)
+        print()
+        for i, comp in enumerate(fit.components):
+            top = comp.loadings[comp.weights != 0].abs().sort_values(ascending=False).index[:8]
+            shown = ", ".join(f"{f} {comp.loadings[f]:+.3f}" for f in top)
+            more = f", ... ({comp.cardinality - len(top)} more)" if comp.cardinality > len(top) else ""
+            print(f"PC{i + 1} largest loadings: {shown}{more}")
+        if args.out is not None:
+            print(f"\nLoadings written to {args.out}")
+    return 0
+
+
+def _cmd_data_list(args) -> int:
+    from .datasets import table
+    t = table()
+    if args.json:
+        print(t.to_json(orient="records"))
+    else:
+        print(t.to_string(index=False))
+    return 0
+
+
+def _cmd_solvers(args) -> int:
+    from .solvers import REGISTRY
+    rows = [{"name": s.name, "sparse": s.sparse, "nonneg": s.nonneg,
+             "options": s.defaults, "reference": s.cite()} for s in REGISTRY.values()]
+    if args.json:
+        print(json.dumps(rows))
+    else:
+        for r in rows:
+            caps = ", ".join(c for c in ("sparse", "nonneg") if r[c]) or "dense only"
+            opts = ", ".join(f"{k}={v}" for k, v in r["options"].items()) or "none"
+            print(f"{r['name']:<10} supports: {caps}; options: {opts}\n{'':<10} {r['reference']}")
+    return 0
+
+
+def _one_line_warning(message, category, filename, lineno, file=None, line=None):
+    print(f"certpca: warning: {message}", file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit code (0 ok, 2 bad input)."""
+    parser = _build_parser()
+    with warnings.catch_warnings():
+        warnings.showwarning = _one_line_warning
+        try:
+            args = parser.parse_args(argv)
+            return args.handler(args)
+        except InputError as err:
+            print(f"certpca: error: {err}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            print("certpca: interrupted", file=sys.stderr)
+            return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
