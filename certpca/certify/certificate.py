@@ -168,7 +168,8 @@ def certify_vector(problem, w, k, nonneg=False, *, bounds=None, budget: float | 
     nonneg : bool
     bounds : list of names or "a,b,c", optional — default: every applicable bound
         (:func:`default_bounds`), computed cheapest first.
-    budget : float, optional — seconds; no new bound starts after it is spent.
+    budget : float, optional — seconds; no new bound starts after it is spent (the
+        cheapest requested bound always runs, so there is always an upper bound).
     tol : float — ``optimal`` when (upper − value)/upper ≤ tol.
     stop_when_optimal : bool — stop computing once optimal (default: only for the
         default bound list).
@@ -192,7 +193,7 @@ def certify_vector(problem, w, k, nonneg=False, *, bounds=None, budget: float | 
         if spec.nonneg_only and not nonneg:
             skipped[name] = "applies to nonnegative problems only"
             continue
-        if budget is not None and time.perf_counter() - t0 > budget:
+        if budget is not None and done and time.perf_counter() - t0 > budget:
             skipped[name] = f"time budget of {budget:g} s spent"
             continue
         if stop_when_optimal and upper < np.inf and upper - value <= tol * upper:

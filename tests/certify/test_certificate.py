@@ -1,0 +1,122 @@
+import json
+import time
+
+import numpy as np
+import pytest
+
+from certpca.certify import bounds as B
+from certpca.certify.certificate import (REGISTRY, Certificate, certify_vector, default_bounds,
+                                         parse_bounds)
+from certpca.errors import InputError
+from certpca.problem import Problem
+from tests.brute import brute_force, random_psd
+
+
+@pytest.fixture
+def prob():
+    C = random_psd(np.random.default_rng(11), 10, "spiked")
+    return Problem.from_covariance(C), C
+
+
+def test_fields_and_gap_arithmetic(prob):
+    P, C = prob
+    opt, wopt = brute_force(C, 4)
+    w = np.zeros(10)
+    w[np.argsort(-np.diag(C))[:4]] = 1.0
+    c = certify_vector(P, w, 4, bounds="lambda1,gershgorin,dspca")
+    assert c.value == pytest.approx(P.variance(w / np.linalg.norm(w)))
+    assert c.upper_bound == min(b.value for b in c.bounds)
+    assert c.winner == min(c.bounds, key=lambda b: b.value).name
+    assert c.gap == pytest.approx(c.upper_bound - c.value)
+    assert c.certified_fraction == pytest.approx(c.value / c.upper_bound)
+    assert c.upper_bound >= opt >= c.value
+    d = c.to_dict()
+    json.dumps(d)
+    assert {"value", "lower_bound", "upper_bound", "winner", "bounds", "certified_fraction",
+            "gap", "optimal", "tol", "k", "nonneg"} <= set(d)
+    assert isinstance(d["upper_bound"], float) and isinstance(d["bounds"][0]["value"], float)
+    assert "Certificate" in str(c)
+
+
+def test_optimal_flag(prob):
+    P, C = prob
+    opt, wopt = brute_force(C, 4)
+    c = certify_vector(P, wopt, 4, bounds=["exact"])
+    assert c.optimal and c.relative_gap <= 1e-6
+    c2 = Certificate(value=1.0, lower_bound=1.0, upper_bound=1.1, winner="x", bounds=[], k=1,
+                     nonneg=False, tol=0.05)
+    assert not c2.optimal
+    c3 = Certificate(value=1.0, lower_bound=1.0, upper_bound=1.1, winner="x", bounds=[], k=1,
+                     nonneg=False, tol=0.1)
+    assert c3.optimal
+
+
+def test_default_order_cheapest_first_and_stop_when_optimal(prob):
+    P, C = prob
+    opt, wopt = brute_force(C, 4)
+    c = certify_vector(P, wopt, 4)
+    costs = [REGISTRY[b.name if b.name in REGISTRY else _alias(b.name)].cost for b in c.bounds]
+    assert costs == sorted(costs)
+    assert c.upper_bound >= opt
+    assert c.optimal  # exact (or an earlier bound) proves it
+    assert set(default_bounds(P, False)) >= {"lambda1", "trace", "exact"}
+    assert "perron" not in default_bounds(P, False)
+
+
+def _alias(name):
+    return {"dspca_dual": "dspca", "dnn_dual": "dnn"}.get(name, name)
+
+
+def test_budget_skips_expensive_bounds(prob):
+    P, C = prob
+    w = np.zeros(10)
+    w[:3] = 1
+    c = certify_vector(P, w, 3, bounds="trace,lambda1,dspca_sdp,exact", budget=0.0)
+    # the first bound always runs (budget checked before each, 0 s is spent after the first)
+    assert c.bounds[0].name == "trace"
+    assert "dspca_sdp" in c.skipped and "budget" in c.skipped["dspca_sdp"]
+
+
+def test_nonneg_only_bounds_skipped_for_sparse(prob):
+    P, _ = prob
+    w = np.zeros(10)
+    w[:3] = 1
+    c = certify_vector(P, w, 3, bounds="lambda1,perron")
+    assert "perron" in c.skipped
+
+
+@pytest.mark.parametrize("w,k,nonneg,msg", [
+    (np.zeros(10), 3, False, "zero"),
+    (np.ones(10), 3, False, "nonzeros"),
+    (np.r_[1.0, -1.0, np.zeros(8)], 3, True, "negative"),
+    (np.ones(9), 9, False, "length"),
+    (np.r_[np.nan, np.zeros(9)], 3, False, "finite"),
+    (np.r_[1.0, np.zeros(9)], 0, False, "k"),
+])
+def test_bad_vectors_raise_input_error(prob, w, k, nonneg, msg):
+    P, _ = prob
+    with pytest.raises(InputError, match=msg):
+        certify_vector(P, w, k, nonneg)
+
+
+def test_unknown_bound_name():
+    with pytest.raises(InputError, match="unknown bound"):
+        parse_bounds("lambda1,nope")
+
+
+def test_factor_problem_never_needs_dense():
+    """Wide data: the default bounds run in sample space; nothing D × D (D above DENSE_LIMIT)."""
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((20, 3500))
+    P = Problem.from_data(X)
+    assert P.uses_factor
+    P.dense = None  # any attempt to form D × D would fail loudly
+    v = P.first_pc()
+    w = np.zeros_like(v)
+    idx = np.argsort(-np.abs(v))[:10]
+    w[idx] = v[idx]
+    t = time.perf_counter()
+    c = certify_vector(P, w, 10, bounds="trace,lambda1,gershgorin,dabe,pattern,dspca")
+    assert "dspca" in c.skipped
+    assert c.upper_bound >= c.value
+    assert time.perf_counter() - t < 60
