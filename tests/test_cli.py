@@ -1,0 +1,97 @@
+"""The command line: outputs, JSON, loadings CSV, and one-line errors with exit code 2."""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from certpca.cli import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_fit_bundled_leukemia_prints_summary(capsys):
+    code, out, err = run(capsys, "fit", "leukemia", "--k", "50", "--nonneg")
+    assert code == 0
+    assert "Importance of components:" in out and "Cardinality" in out
+    assert "72 samples x 12582 features" in out
+
+
+def test_fit_json_and_loadings_csv(capsys, tmp_path):
+    out_csv = tmp_path / "loadings.csv"
+    code, out, err = run(capsys, "fit", "pitprops", "--k", "4", "--components", "2",
+                         "--out", str(out_csv), "--json")
+    assert code == 0
+    d = json.loads(out)
+    assert [c["cardinality"] for c in d["components"]] == [4, 4]
+    L = pd.read_csv(out_csv, index_col=0)
+    assert list(L.columns) == ["PC1", "PC2"] and L.index.name == "feature"
+    assert L.index[0] == "topdiam"
+    for j, comp in enumerate(d["components"]):
+        assert sorted(L.index[L.iloc[:, j] != 0]) == sorted(comp["support"])
+        w = L.iloc[:, j].to_numpy()
+        C = pd.read_csv("data/pitprops.csv", index_col=0).to_numpy()
+        assert np.isclose(w @ C @ w, comp["value"], rtol=1e-12)
+
+
+def test_fit_reads_user_csv_with_options(capsys, tmp_path):
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.standard_normal((12, 30)), columns=[f"g{i}" for i in range(30)],
+                     index=[f"s{i}" for i in range(12)])
+    X.T.to_csv(tmp_path / "genes_by_row.tsv", sep="\t")
+    code, out, _ = run(capsys, "fit", str(tmp_path / "genes_by_row.tsv"), "--transpose", "--scale",
+                       "--k", "5", "--method", "threshold", "--json")
+    assert code == 0
+    d = json.loads(out)
+    assert d["data"]["n_samples"] == 12 and d["data"]["n_features"] == 30
+    assert np.isclose(d["total_variance"], 30.0)   # unit variances after --scale
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["fit", "no_such_file.csv", "--k", "3"], "no_such_file.csv"),
+    (["fit", "pitprops", "--k", "0"], "out of range"),
+    (["fit", "pitprops", "--k", "14"], "out of range"),
+    (["fit", "pitprops", "--k", "3", "--method", "nope"], "unknown method"),
+    (["fit", "pitprops", "--k", "3", "--method", "pca", "--nonneg"], "nonnegativity"),
+    (["fit", "pitprops", "--k", "3", "--restarts", "-1"], "restarts"),
+    (["fit", "pitprops", "--k", "three"], "invalid int value"),
+    (["fit", "pitprops"], "--k"),
+    (["fit", "pitprops", "--k", "3", "--out", "missing_dir/x.csv"], "does not exist"),
+])
+def test_bad_input_is_one_line_exit_2(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert out == ""
+    assert err.startswith("certpca: error:") and message in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_bad_file_content_writes_nothing(capsys, tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("id,a,b\ns1,1,x\ns2,2,3\ns3,4,5\n")
+    target = tmp_path / "out.csv"
+    target.write_text("keep me")
+    code, out, err = run(capsys, "fit", str(bad), "--k", "1", "--out", str(target))
+    assert code == 2 and "non-numeric" in err
+    assert target.read_text() == "keep me"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.csv", "out.csv"]
+
+
+def test_data_list_and_solvers(capsys):
+    code, out, _ = run(capsys, "data", "list")
+    assert code == 0 and "leukemia" in out and "12582" in out
+    code, out, _ = run(capsys, "solvers", "--json")
+    names = {s["name"] for s in json.loads(out)}
+    assert {"em", "threshold", "pca"} <= names
+
+
+def test_console_script_entry_point():
+    import subprocess, sys
+    r = subprocess.run([sys.executable, "-m", "certpca", "fit", "pitprops", "--k", "2", "--json"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["components"][0]["cardinality"] == 2
