@@ -652,3 +652,78 @@ def _residual_lmax(problem, d: int) -> float:
     R = C - (vecs * vals) @ vecs.T
     lam, _ = lmax_upper((R + R.T) / 2, gamma(d + 2) * float(np.sum(np.abs(vals))) + EPS * float(np.linalg.norm(C)))
     return lam
+
+
+# ------------------------------------------------------------ rank-d split
+def _split_factors(problem, d: int) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """Factors G_d (d × D), G_⊥ with ‖Fw‖² ≈ ‖G_d w‖² + ‖G_⊥ w‖², and the error terms.
+
+    G = QᵀF for the eigenvectors Q of the Gram FFᵀ (top d rows first).  Returns
+    (G_d, G_⊥, δ, e): for every unit w,  wᵀCw ≤ (‖Ĝw‖ + e)² + δ·‖F‖₂², with
+    δ ≥ ‖QQᵀ − I‖₂ and e ≥ ‖ĜᵀΔ‖ the rounding of the product QᵀF.
+    """
+    F = problem.factor()
+    r = F.shape[0]
+    _, Q = np.linalg.eigh(F @ F.T)
+    Q = Q[:, ::-1]
+    G = Q.T @ F
+    I = np.eye(r)
+    delta = float(np.linalg.norm(Q @ Q.T - I)) * (1 + 1e-6) + 4 * r * EPS
+    e = gamma(r) * math.sqrt(r) * math.sqrt(problem.trace) * (1 + 1e-6)
+    return G[:d], G[d:], delta, e
+
+
+@_timed
+def split_bound(problem, k, nonneg=False, *, d: int = 2, inner: tuple = ("dabe", "gershgorin")) -> Bound:
+    """Rank-d split: OPT ≤ OPT(A_d) + OPT_k(R) with C = A_d + R, both PSD.
+
+    The spannogram bound of Asteris et al. (ICML 2014, Thm. 1) bounds the second
+    term by λmax(R) = λ_{d+1}; but R is itself a sparse PCA problem, and any valid
+    bound on OPT_k(R) may replace λ_{d+1}: wᵀCw = wᵀA_dw + wᵀRw ≤ OPT(A_d) + OPT_k(R).
+    OPT(A_d) is the exact spannogram value (d ≤ 2 by the angular sweep; d = 3 by
+    Alg. 2 when D is small); OPT_k(R) is the smallest of the ``inner`` bounds on R.
+    Both parts are taken in sample space: A_d = G_dᵀG_d and R = G_⊥ᵀG_⊥ with
+    G = QᵀF, Q the eigenvectors of FFᵀ (a dense C is first factored exactly as far
+    as its rounding allows, see below), so no D × D array is formed.
+    Validity: for unit w, wᵀCw ≤ (√(OPT(Ĝ_d) + UB(R̂)) + e)² + δ·λ̂1 with e the
+    product rounding and δ ≥ ‖QQᵀ − I‖₂; OPT(Ĝ_d) × (1 + 1e-9) for the sweep's
+    rounding; the inner bounds carry their own margins; then rel 1e-10.  A dense
+    C is used through C + sI = FᵀF with F from its eigendecomposition and the
+    eigen-residual ‖C + sI − FᵀF‖₂ added.
+    """
+    from certpca.problem import Problem as _Problem
+    from certpca.solvers.spannogram import spannogram
+
+    k = _check_k(problem, k)
+    extra, shift = 0.0, 0.0
+    base = problem
+    if not problem.uses_factor:
+        C, _ = dense_matrix(problem)
+        shift = psd_shift(problem)
+        vals, vecs = np.linalg.eigh(C + shift * np.eye(problem.dim))
+        Fd = (vecs * np.sqrt(np.maximum(vals, 0.0))).T
+        extra = float(np.linalg.norm(C + shift * np.eye(problem.dim) - Fd.T @ Fd)) * (1 + 1e-6) \
+            + gamma(problem.dim) * (problem.trace + problem.dim * shift)
+        base = _Problem(factor=Fd, feature_ids=problem.feature_ids)
+    d = min(d, base.factor().shape[0])
+    Gd, Gr, delta, e = _split_factors(base, d)
+    top = spannogram(_Problem(factor=Gd), k, nonneg=nonneg, d=d)
+    opt_d = float(top.opt_d) * (1 + 1e-9)
+    rest = _Problem(factor=Gr)
+    inner_bounds = {}
+    for name in inner:
+        fn = {"dabe": dabe_bound, "gershgorin": gershgorin_bound, "lambda1": lambda1_bound}[name]
+        try:
+            inner_bounds[name] = fn(rest, k, nonneg).value
+        except NotApplicable:
+            continue
+    if not inner_bounds:
+        raise NotApplicable("no inner bound applies to the residual")
+    ub_rest = min(inner_bounds.values())
+    lam1 = float(base.eigenvalues()[0]) + spectrum_margin(base)
+    v = (math.sqrt(opt_d + ub_rest) + e) ** 2 + delta * lam1 + extra - shift
+    return Bound(safe(v), "split", {"d": d, "opt_d": float(top.opt_d), "residual_bounds": inner_bounds,
+                                    "feasible_value": float(problem.variance(top.weights)),
+                                    "delta": delta, "e": e, "shift": shift}, 0.0,
+                 "OPT_d (exact spannogram, ×(1+1e-9)) + min of inner bounds on the residual "
+                 "(their own margins), product rounding e and orthogonality δ·λ1 added, + rel 1e-10")

@@ -46,6 +46,8 @@ REGISTRY: dict[str, BoundSpec] = {s.name: s for s in [
               description="doubly nonnegative dual, cheap choices"),
     BoundSpec("spannogram", B.spannogram_bound, 3, max_dim=2000,
               description="OPT_d + λmax(C − A_d), d = 2"),
+    BoundSpec("split", B.split_bound, 3, max_dim=60000,
+              description="OPT_d + a sparse bound on the residual C − A_d, d = 2 (sample space)"),
     BoundSpec("dspca_sdp", R.dspca_sdp_bound, 4, max_dim=R.MAX_DIM, description="DSPCA SDP (cvxpy)"),
     BoundSpec("dnn_sdp", R.dnn_sdp_bound, 4, nonneg_only=True, max_dim=R.MAX_DIM,
               description="doubly nonnegative SDP (cvxpy)"),

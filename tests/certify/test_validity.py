@@ -12,7 +12,7 @@ from tests.brute import brute_force, random_psd
 
 FAMILIES = ["wishart", "spiked", "lowrank", "posfactor"]
 CHEAP = [B.lambda1_bound, B.trace_bound, B.gershgorin_bound, B.perron_bound, B.dabe_bound,
-         B.dspca_dual_bound, B.dnn_dual_bound, B.pattern_bound, B.spannogram_bound]
+         B.dspca_dual_bound, B.dnn_dual_bound, B.pattern_bound, B.spannogram_bound, B.split_bound]
 
 
 def _instances(n, seed):
