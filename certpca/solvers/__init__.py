@@ -17,9 +17,10 @@ from ..results import Component
 from .base import Run, Solver
 from .baselines import PCA, Threshold
 from .em import EM
+from .gpower import GPowerL0, GPowerL1
 from .renormalize import renormalize
 
-REGISTRY: dict[str, Solver] = {s.name: s for s in (EM(), Threshold(), PCA())}
+REGISTRY: dict[str, Solver] = {s.name: s for s in (EM(), Threshold(), PCA(), GPowerL1(), GPowerL0())}
 
 
 def get(name: str) -> Solver:
