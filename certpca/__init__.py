@@ -1,5 +1,6 @@
 """certpca: sparse and nonnegative sparse PCA with certificates of optimality."""
 from . import datasets
+from .certify import Certificate, certify
 from .components import fit_components
 from .data import Dataset, load
 from .errors import ConvergenceWarning, InputError
@@ -24,5 +25,5 @@ def fit(data, k: int, *, nonneg: bool = False, n_components: int = 1, method: st
 
 
 __version__ = "0.1.0"
-__all__ = ["fit", "load", "datasets", "Dataset", "Problem", "Fit", "Component",
+__all__ = ["fit", "certify", "Certificate", "load", "datasets", "Dataset", "Problem", "Fit", "Component",
            "InputError", "ConvergenceWarning", "fit_components"]

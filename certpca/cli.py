@@ -13,6 +13,8 @@ import tempfile
 import warnings
 from pathlib import Path
 
+import numpy as np
+
 from . import __version__
 from .errors import InputError
 
@@ -57,6 +59,23 @@ def _build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--out", type=Path, metavar="FILE", help="write the loadings as CSV (features x components)")
     fit.add_argument("--json", action="store_true", help="print one JSON object instead of the summary")
     fit.set_defaults(handler=_cmd_fit)
+
+    cert = sub.add_parser("certify", parents=[_data_options()], help="certify how close a component is to optimal",
+                          description="Upper bounds on the best possible variance and the certified gap of a "
+                                      "component: one from --loadings (any tool's), or certpca's best.")
+    cert.add_argument("--k", type=int, required=True, help="cardinality: at most k nonzero loadings")
+    cert.add_argument("--nonneg", action="store_true", help="nonnegative loadings")
+    cert.add_argument("--loadings", type=Path, metavar="FILE",
+                      help="CSV of loadings: feature ids, then one column per component (certpca fit --out)")
+    cert.add_argument("--component", default="1", metavar="J",
+                      help="which column of --loadings: a 1-based number or a column name (default 1)")
+    cert.add_argument("--bounds", metavar="NAME,...", help="bounds to compute (default: all that apply; "
+                      "names: " + ", ".join(_bound_names()) + ")")
+    cert.add_argument("--budget", type=float, metavar="SECONDS", help="start no new bound after this time")
+    cert.add_argument("--tol", type=float, default=1e-6, help="relative gap counted as optimal (default 1e-6)")
+    cert.add_argument("--seed", type=int, default=0, help="seed of the solver's random starts (default 0)")
+    cert.add_argument("--json", action="store_true", help="print one JSON object")
+    cert.set_defaults(handler=_cmd_certify)
 
     data = sub.add_parser("data", help="the bundled data sets")
     data_sub = data.add_subparsers(dest="action", required=True, parser_class=_Parser)
@@ -116,6 +135,83 @@ def _cmd_fit(args) -> int:
             print(f"PC{i + 1} largest loadings: {shown}{more}")
         if args.out is not None:
             print(f"\nLoadings written to {args.out}")
+    return 0
+
+
+def _bound_names() -> list[str]:
+    from .certify import REGISTRY
+    return list(REGISTRY)
+
+
+def _read_loadings(path: Path, column: str, feature_ids) -> tuple[np.ndarray, str]:
+    """One column of a loadings CSV aligned to the data's features (absent ids are zeros)."""
+    import pandas as pd
+    if not path.is_file():
+        raise InputError(f"loadings file {path} not found; give the CSV that 'certpca fit --out' writes")
+    try:
+        table = pd.read_csv(path, index_col=0)
+    except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as err:
+        raise InputError(f"cannot read loadings file {path}: {str(err).splitlines()[0]}") from None
+    if table.shape[1] == 0 or table.shape[0] == 0:
+        raise InputError(f"loadings file {path} has no loading columns; expected feature ids then one column per component")
+    if column.isdigit() and column not in table.columns:
+        j = int(column)
+        if not 1 <= j <= table.shape[1]:
+            raise InputError(f"--component {j} is out of range: {path} has {table.shape[1]} column(s)")
+        name = str(table.columns[j - 1])
+    elif column in table.columns:
+        name = column
+    else:
+        raise InputError(f"--component '{column}' is not a column of {path}; columns: {', '.join(map(str, table.columns[:8]))}")
+    series = pd.to_numeric(table[name], errors="coerce")
+    if series.isna().any():
+        bad = series.index[series.isna()][0]
+        raise InputError(f"loading of feature '{bad}' in column '{name}' of {path} is not a number; fix the file")
+    table.index = table.index.astype(str)
+    if table.index.has_duplicates:
+        dup = table.index[table.index.duplicated()][0]
+        raise InputError(f"feature id '{dup}' appears twice in {path}; keep one row per feature")
+    unknown = table.index.difference(pd.Index(feature_ids, dtype=object).astype(str))
+    if len(unknown):
+        raise InputError(f"{len(unknown)} feature id(s) of {path} are not in the data (e.g. '{unknown[0]}'); "
+                         "check that the loadings belong to this data set and its preprocessing")
+    w = series.reindex(pd.Index(feature_ids).astype(str), fill_value=0.0).to_numpy(float)
+    return w, name
+
+
+def _best_component(problem, k, nonneg, seed):
+    """certpca's best vector: the better of EM and thresholding."""
+    from .solvers import solve
+    rng = np.random.default_rng(seed)
+    found = [solve(problem, k, method=m, nonneg=nonneg, rng=rng) for m in ("em", "threshold")]
+    return max(found, key=lambda c: c.variance)
+
+
+def _cmd_certify(args) -> int:
+    from .certify import certify_vector, parse_bounds
+    bounds = parse_bounds(args.bounds) if args.bounds else None
+    if args.budget is not None and args.budget < 0:
+        raise InputError(f"--budget {args.budget} is negative; give seconds >= 0")
+    ds = _load(args)
+    problem = ds.problem()
+    if not 1 <= args.k <= problem.dim:
+        raise InputError(f"k = {args.k} is out of range: the data have {problem.dim} features; "
+                         f"choose 1 <= k <= {problem.dim}")
+    if args.loadings is not None:
+        w, source = _read_loadings(args.loadings, args.component, problem.feature_ids)
+        source = f"{args.loadings}:{source}"
+    else:
+        comp = _best_component(problem, args.k, args.nonneg, args.seed)
+        w, source = comp.weights, f"certpca {comp.method}"
+    cert = certify_vector(problem, w, args.k, args.nonneg, bounds=bounds, budget=args.budget, tol=args.tol)
+    if args.json:
+        out = cert.to_dict()
+        out.update({"data": ds.describe(), "vector": source,
+                    "support": [str(f) for f in problem.feature_ids[w != 0]]})
+        print(json.dumps(out, allow_nan=False))
+    else:
+        print(f"Data: {ds.name} ({problem.dim} features); vector: {source}, {int(np.count_nonzero(w))} nonzeros")
+        print(cert)
     return 0
 
 

@@ -71,6 +71,7 @@ def fit_components(problem: Problem, k: int, *, n_components: int = 1, method: s
                  "deflation": deflation, "seed": seed, "restarts": restarts,
                  "renormalize": renormalize, **options},
         seconds=seconds,
+        problem=problem,
     )
 
 

@@ -84,6 +84,7 @@ class Fit:
     options: dict
     seconds: float
     certificates: list = field(default_factory=list)
+    problem: object = field(default=None, repr=False)   # the covariance operator, for certify()
 
     # R-style accessors --------------------------------------------------
     @property
@@ -134,7 +135,7 @@ class Fit:
             notes.append(f"Deflation: {o.get('deflation')}; variance counted as additional "
                          "(beyond the span of earlier components)")
         for i, cert in enumerate(self.certificates):
-            notes.append(f"PC{i + 1} certificate: {cert}")
+            notes.append(f"PC{i + 1} {str(cert).splitlines()[0]}")
         return Summary(title, self.importance(), notes)
 
     def __str__(self) -> str:

@@ -95,3 +95,71 @@ def test_console_script_entry_point():
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["components"][0]["cardinality"] == 2
+
+
+# ----------------------------------------------------------------- certify
+def test_certify_pitprops_optimal_json(capsys):
+    code, out, _ = run(capsys, "certify", "pitprops", "--k", "5", "--json")
+    assert code == 0
+    d = json.loads(out)
+    assert d["optimal"] is True and abs(d["value"] - 3.406) < 5e-4   # Berk & Bertsimas
+    assert d["upper_bound"] >= d["value"] and d["gap"] == d["upper_bound"] - d["value"]
+    assert min(b["value"] for b in d["bounds"]) == d["upper_bound"]
+    assert d["winner"] in {b["name"] for b in d["bounds"]}
+
+
+def test_certify_audits_fit_loadings(capsys, tmp_path):
+    L = tmp_path / "L.csv"
+    assert main(["fit", "pitprops", "--k", "4", "--components", "2", "--out", str(L)]) == 0
+    capsys.readouterr()
+    code, out, _ = run(capsys, "certify", "pitprops", "--k", "4", "--loadings", str(L),
+                       "--component", "PC1", "--bounds", "lambda1,gershgorin", "--json")
+    assert code == 0
+    d = json.loads(out)
+    C = pd.read_csv("data/pitprops.csv", index_col=0).to_numpy()
+    w = pd.read_csv(L, index_col=0)["PC1"].to_numpy()
+    assert np.isclose(d["value"], w @ C @ w, rtol=1e-12)
+    assert {b["name"] for b in d["bounds"]} == {"lambda1", "gershgorin"}
+    lam1 = np.linalg.eigvalsh(C)[-1]
+    assert d["value"] <= d["upper_bound"] <= lam1 * (1 + 1e-8)   # λ1 was one of the two bounds
+
+
+def test_certify_loadings_with_missing_ids_are_zero(capsys, tmp_path):
+    L = tmp_path / "partial.csv"
+    L.write_text("feature,w\ntopdiam,0.7\nlength,0.7\n")
+    code, out, _ = run(capsys, "certify", "pitprops", "--k", "2", "--loadings", str(L), "--json")
+    assert code == 0
+    d = json.loads(out)
+    assert sorted(d["support"]) == ["length", "topdiam"]
+
+
+@pytest.mark.parametrize("content, argv, message", [
+    ("feature,PC1\ntopdiam,0.5\nnope,0.5\n", [], "not in the data"),
+    ("feature,PC1\ntopdiam,0.6\nlength,-0.8\n", ["--nonneg"], "negative"),
+    ("feature,PC1\ntopdiam,0\nlength,0\n", [], "zero vector"),
+    ("feature,PC1\ntopdiam,0.6\nlength,0.8\nmoist,0.1\n", [], "nonzeros but k = 2"),
+    ("feature,PC1\ntopdiam,0.6\nlength,x\n", [], "not a number"),
+    ("feature,PC1\ntopdiam,0.6\ntopdiam,0.8\n", [], "appears twice"),
+    ("feature,PC1\ntopdiam,0.6\n", ["--component", "3"], "out of range"),
+    ("feature,PC1\ntopdiam,0.6\n", ["--bounds", "lambda1,magic"], "unknown bound"),
+])
+def test_certify_rejects_bad_loadings(capsys, tmp_path, content, argv, message):
+    L = tmp_path / "L.csv"
+    L.write_text(content)
+    code, out, err = run(capsys, "certify", "pitprops", "--k", "2", "--loadings", str(L), *argv)
+    assert code == 2 and out == ""
+    assert err.startswith("certpca: error:") and message in err and err.count("\n") == 1
+
+
+def test_certify_missing_loadings_file(capsys):
+    code, _, err = run(capsys, "certify", "pitprops", "--k", "2", "--loadings", "nowhere.csv")
+    assert code == 2 and "not found" in err
+
+
+def test_python_certify_attaches_to_fit():
+    import certpca
+    fit = certpca.fit("pitprops", 6)
+    cert = certpca.certify(fit)
+    assert fit.certificates == [cert] and cert.optimal
+    assert abs(cert.value - 3.771) < 5e-4
+    assert "certified 100.00%" in str(fit)
