@@ -39,10 +39,10 @@ Both are maxima of convex functions (``t ↦ [[t]₊ − γ]₊²`` and
 ``t ↦ max(0, [t]₊² − γ)`` are convex and nondecreasing, composed with a linear
 map), with gradient 2Az again, so GPower and its monotonicity theorem apply
 unchanged: the nonnegative variants are exact reformulations, not heuristics.
-Hence ``nonneg = True`` for both single-unit plugins.  The block variants
-(:func:`gpower_block`) do not take ``nonneg``: with several columns the sign
-symmetry x_j ↦ −x_j used above must hold per column under the Stiefel
-constraint, which we have not checked; they are for sparse PCA only.
+Hence ``nonneg = True`` for both single-unit plugins.  The same holds column by
+column for the block variants (:func:`gpower_block` with ``nonneg=True``): the
+inner problems separate per column, and flipping the sign of one column x_j keeps
+X on the Stiefel manifold, so the ℓ0,m argument goes through as well.
 
 Cardinality k instead of γ
 --------------------------
@@ -358,21 +358,22 @@ def polar(G: np.ndarray) -> np.ndarray:
     return U @ Vt
 
 
-def _block_closed_form(c: np.ndarray, gamma: np.ndarray, mu: np.ndarray, penalty: str) -> np.ndarray:
+def _block_closed_form(c: np.ndarray, gamma: np.ndarray, mu: np.ndarray, penalty: str,
+                       nonneg: bool = False) -> np.ndarray:
     """Z(X) from c = AᵀX (D × m): ℓ1 z_ij = sign(c_ij)[μ_j|c_ij| − γ_j]₊, ℓ0 z_ij = c_ij where
-    (μ_j c_ij)² > γ_j (JMLR 2010 eqs. (16) and (18))."""
-    s = np.abs(c) * mu
+    (μ_j c_ij)² > γ_j (JMLR 2010 eqs. (16) and (18)); positive parts of c when ``nonneg``."""
+    s = scores(c, nonneg) * mu
     if penalty == "l1":
         return np.sign(c) * np.maximum(s - gamma, 0.0)
     return np.where(s * s > gamma, c, 0.0)
 
 
-def _block_iterate(A, X, gamma, mu, penalty, tol, max_iter):
+def _block_iterate(A, X, gamma, mu, penalty, nonneg, tol, max_iter):
     """X ← Polar(G), column j of G = μ_j A z_j (∝ ∂f/∂x_j; ℓ0: μ_j² A z_j) (Algorithms 4, 5)."""
     scale = mu if penalty == "l1" else mu * mu
     for it in range(1, max_iter + 1):
         c = A.T @ X
-        Z = _block_closed_form(c, gamma, mu, penalty)
+        Z = _block_closed_form(c, gamma, mu, penalty, nonneg)
         G = (A @ Z) * scale
         norm = np.linalg.norm(G, "nuc") if G.any() else 0.0
         if norm == 0:
@@ -386,7 +387,7 @@ def _block_iterate(A, X, gamma, mu, penalty, tol, max_iter):
 
 def gpower_block(problem: Problem, k: int | Sequence[int] | None, m: int, penalty: str = "l1",
                  gamma: float | Sequence[float] | None = None, mu: Sequence[float] | None = None, *,
-                 tol: float = 1e-10, max_iter: int = 1000, bisection: int = 40,
+                 nonneg: bool = False, tol: float = 1e-10, max_iter: int = 1000, bisection: int = 40,
                  return_info: bool = False):
     """m sparse loading vectors at once: GPower ℓ1,m or ℓ0,m (JMLR 2010, Sec. 3, Alg. 4–5).
 
@@ -401,6 +402,8 @@ def gpower_block(problem: Problem, k: int | Sequence[int] | None, m: int, penalt
     mu : the weights μ_j (default all 1).  Distinct μ_j (e.g. 1, 1/2, …) break the
         rotational symmetry and order the components like principal directions
         (JMLR 2010, Sec. 3.1); with all μ_j = 1 the columns are an unordered set.
+    nonneg : nonnegative loadings (positive parts of AᵀX; exact, see the module notes).
+        A column with fewer than k_j positive scores comes back with fewer nonzeros.
 
     γ search: all γ_j are bisected simultaneously, each on its own bracket from its own
     column's cardinality after a block run (warm-started from the previous X); the
@@ -438,16 +441,20 @@ def gpower_block(problem: Problem, k: int | Sequence[int] | None, m: int, penalt
     U = np.linalg.svd(A @ A.T)[0] if r <= D else np.linalg.svd(A, full_matrices=False)[0]
     Q, _ = np.linalg.qr(np.column_stack([A[:, int(np.argmax(norms))], U[:, :m]]))
     X = Q[:, :m]
+    if nonneg:   # per column, the sign whose positive part of Aᵀx_j is larger
+        c0 = A.T @ X
+        X = X * np.where(np.linalg.norm(np.maximum(c0, 0), axis=0)
+                         >= np.linalg.norm(np.maximum(-c0, 0), axis=0), 1.0, -1.0)
 
     total_it, converged = 0, True
     steps = []
 
     def run_at(g, X0):
         nonlocal total_it, converged
-        Xg, c, it, ok = _block_iterate(A, X0, g, mu, penalty, tol, max_iter)
+        Xg, c, it, ok = _block_iterate(A, X0, g, mu, penalty, nonneg, tol, max_iter)
         total_it += it
         converged &= ok
-        return Xg, c, np.count_nonzero(_block_closed_form(c, g, mu, penalty), axis=0)
+        return Xg, c, np.count_nonzero(_block_closed_form(c, g, mu, penalty, nonneg), axis=0)
 
     if gamma is not None:
         g = np.broadcast_to(np.asarray(gamma, dtype=float), (m,)).copy()
@@ -474,9 +481,9 @@ def gpower_block(problem: Problem, k: int | Sequence[int] | None, m: int, penalt
             g = np.where(cards == ks, g, lo)
             X, c, cards = run_at(g, X)
             steps.append((g.tolist(), cards.tolist()))
-    Z = _block_closed_form(c, g, mu, penalty)
+    Z = _block_closed_form(c, g, mu, penalty, nonneg)
     if ks is not None:
-        s = np.abs(c) * mu
+        s = scores(c, nonneg) * mu
         for j in range(m):
             if np.count_nonzero(Z[:, j]) != ks[j]:
                 keep = top_k(s[:, j], ks[j])
@@ -485,9 +492,10 @@ def gpower_block(problem: Problem, k: int | Sequence[int] | None, m: int, penalt
                 gj = 0.5 * (upper + lower)
                 gj = gj if penalty == "l1" else gj * gj
                 col = np.zeros(D)
-                col[keep] = _block_closed_form(c[keep, j:j + 1], np.array([gj]), mu[j:j + 1], penalty)[:, 0]
+                col[keep] = _block_closed_form(c[keep, j:j + 1], np.array([gj]), mu[j:j + 1], penalty,
+                                               nonneg)[:, 0]
                 if upper <= lower or np.count_nonzero(col) < ks[j]:  # ties: keep the top k as they are
-                    col[keep] = c[keep, j]
+                    col[keep] = np.maximum(c[keep, j], 0.0) if nonneg else c[keep, j]
                 Z[:, j] = col
     nrm = np.linalg.norm(Z, axis=0)
     W = np.divide(Z, nrm, out=np.zeros_like(Z), where=nrm > 0)

@@ -283,11 +283,11 @@ def test_data_and_covariance_routes_agree():
 
 
 # ----------------------------------------------------------------- block
-def planted(rng, n=40, D=60, as_data=True):
+def planted(rng, n=40, D=60, as_data=True, signs=True):
     """Two sparse spikes on disjoint supports {0..5} and {20..25} plus noise."""
     u1, u2 = np.zeros(D), np.zeros(D)
-    u1[:6] = unit(rng.uniform(0.5, 1.5, 6) * rng.choice([-1, 1], 6))
-    u2[20:26] = unit(rng.uniform(0.5, 1.5, 6) * rng.choice([-1, 1], 6))
+    u1[:6] = unit(rng.uniform(0.5, 1.5, 6) * (rng.choice([-1, 1], 6) if signs else 1))
+    u2[20:26] = unit(rng.uniform(0.5, 1.5, 6) * (rng.choice([-1, 1], 6) if signs else 1))
     scores = rng.standard_normal((n, 2)) * [4.0, 3.0]
     X = scores @ np.vstack([u1, u2]) + 0.15 * rng.standard_normal((n, D))
     X -= X.mean(0)
@@ -310,6 +310,15 @@ def test_block_recovers_two_planted_spikes(penalty, mu):
             assert tuple(np.flatnonzero(W[:, 0])) == tuple(range(6))
         X = info["X"]
         np.testing.assert_allclose(X.T @ X, np.eye(2), atol=1e-10)
+
+
+@pytest.mark.parametrize("penalty", ["l1", "l0"])
+def test_block_nonnegative_recovers_positive_spikes(penalty):
+    rng = np.random.default_rng(2)
+    P = planted(rng, signs=False)
+    W = gpower_block(P, 6, 2, penalty=penalty, mu=(1.0, 0.5), nonneg=True)
+    assert np.all(W >= 0)
+    assert [tuple(np.flatnonzero(W[:, j])) for j in range(2)] == [tuple(range(6)), tuple(range(20, 26))]
 
 
 @pytest.mark.parametrize("penalty", ["l1", "l0"])
