@@ -63,7 +63,9 @@ the *smallest cardinality ≥ k* (largest γ on ties) and keep its k largest
 |entries| — for a fixed x these are the k largest scores s_i, i.e. exactly the
 support z(x; γ') would have for a γ' between the k-th and (k+1)-th score, so the
 result is still GPower's thresholding at its own fixed point, just cut to k.
-``extras["truncated"]`` records the cardinality that was cut.  We chose "above
+``extras["truncated"]`` records the cardinality that was cut.  A jump is declared
+when the bracket has shrunk below 1e-6·hi without reaching k (or after
+``bisection`` γ values).  We chose "above
 and truncate" over "nearest below" because the design contract is *exactly k
 when the data allow it*; the driver re-fits the weights on the support
 (variational renormalisation) afterwards in either case.  Only if no γ, not even
@@ -252,6 +254,7 @@ def gpower_single(problem: Problem, k: int | None, *, penalty: str = "l1", nonne
                 pass
             elif g is None or not (lo < g < hi):
                 g = 0.5 * (lo + hi)
+            g = float(g)
             x_new, c_new, z, card = solve_at(g, x)
             steps.append((g, card))
             if card >= k and (best_above is None or (card, -g) < best_above[:2]):
