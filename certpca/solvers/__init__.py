@@ -17,10 +17,11 @@ from ..results import Component
 from .base import Run, Solver
 from .baselines import PCA, Threshold
 from .em import EM
+from .nspca import NSPCA
 from .gpower import GPowerL0, GPowerL1
 from .renormalize import renormalize
 
-REGISTRY: dict[str, Solver] = {s.name: s for s in (EM(), Threshold(), PCA(), GPowerL1(), GPowerL0())}
+REGISTRY: dict[str, Solver] = {s.name: s for s in (EM(), Threshold(), PCA(), GPowerL1(), GPowerL0(), NSPCA())}
 
 
 def get(name: str) -> Solver:
