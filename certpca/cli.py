@@ -50,8 +50,11 @@ def _build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--nonneg", action="store_true", help="nonnegative loadings")
     fit.add_argument("--components", type=int, default=1, metavar="L", help="number of components (default 1)")
     fit.add_argument("--method", default="em", help="solver (see 'certpca solvers'; default em)")
-    fit.add_argument("--deflation", default="projection", choices=["projection", "disjoint"],
-                     help="how later components avoid earlier ones (default projection)")
+    fit.add_argument("--deflation", default="projection", choices=["projection", "disjoint", "quasi", "joint"],
+                     help="how later components avoid earlier ones: projection (default), disjoint supports, "
+                          "quasi-orthogonal (nonnegative EM, see --min-angle) or joint (gpower-l1/l0, nspca)")
+    fit.add_argument("--min-angle", type=float, default=85.0, metavar="DEG",
+                     help="smallest angle between quasi-orthogonal components (default 85)")
     fit.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
     fit.add_argument("--restarts", type=int, default=10, help="random starts for nonnegative EM (default 10)")
     fit.add_argument("--no-renormalize", dest="renormalize", action="store_false",
@@ -115,12 +118,15 @@ def _write_atomically(path: Path, text: str) -> None:
 def _cmd_fit(args) -> int:
     from .components import fit_components
     _check_writable(args.out)
+    if not 0 <= args.min_angle <= 90:
+        raise InputError(f"--min-angle {args.min_angle} is out of range; nonnegative components make angles of 0 to 90 degrees")
     if args.restarts < 0:
         raise InputError(f"--restarts {args.restarts} is negative; give 0 or more")
     ds = _load(args)
     fit = fit_components(ds.problem(), args.k, n_components=args.components, method=args.method,
                          nonneg=args.nonneg, deflation=args.deflation, seed=args.seed,
-                         restarts=args.restarts, renormalize=args.renormalize, data=ds.describe())
+                         restarts=args.restarts, renormalize=args.renormalize, min_angle=args.min_angle,
+                         data=ds.describe())
     if args.out is not None:
         _write_atomically(args.out, fit.rotation.rename_axis("feature").to_csv(float_format="%.17g"))
     if args.json:
@@ -227,13 +233,13 @@ def _cmd_data_list(args) -> int:
 
 def _cmd_solvers(args) -> int:
     from .solvers import REGISTRY
-    rows = [{"name": s.name, "sparse": s.sparse, "nonneg": s.nonneg,
+    rows = [{"name": s.name, "sparse": s.sparse, "nonneg": s.nonneg, "signed": s.signed, "joint": s.joint,
              "options": s.defaults, "reference": s.cite()} for s in REGISTRY.values()]
     if args.json:
         print(json.dumps(rows))
     else:
         for r in rows:
-            caps = ", ".join(c for c in ("sparse", "nonneg") if r[c]) or "dense only"
+            caps = ", ".join(c for c in ("sparse", "nonneg", "signed", "joint") if r[c])
             opts = ", ".join(f"{k}={v}" for k, v in r["options"].items()) or "none"
             print(f"{r['name']:<10} supports: {caps}; options: {opts}\n{'':<10} {r['reference']}")
     return 0
@@ -254,6 +260,9 @@ def main(argv: list[str] | None = None) -> int:
         except InputError as err:
             print(f"certpca: error: {err}", file=sys.stderr)
             return 2
+        except BrokenPipeError:  # e.g. piped into head: not an error of ours
+            sys.stdout = open(os.devnull, "w")
+            return 0
         except KeyboardInterrupt:
             print("certpca: interrupted", file=sys.stderr)
             return 130

@@ -20,8 +20,9 @@ from .em import EM
 from .nspca import NSPCA
 from .gpower import GPowerL0, GPowerL1
 from .renormalize import renormalize
+from .spannogram import Spannogram
 
-REGISTRY: dict[str, Solver] = {s.name: s for s in (EM(), Threshold(), PCA(), GPowerL1(), GPowerL0(), NSPCA())}
+REGISTRY: dict[str, Solver] = {s.name: s for s in (EM(), Threshold(), PCA(), GPowerL1(), GPowerL0(), NSPCA(), Spannogram())}
 
 
 def get(name: str) -> Solver:
@@ -45,6 +46,8 @@ def solve(problem: Problem, k: int, *, method: str = "em", nonneg: bool = False,
     solver = get(method)
     if nonneg and not solver.nonneg:
         raise InputError(f"method '{method}' cannot impose nonnegativity; drop --nonneg or use em")
+    if not nonneg and not solver.signed:
+        raise InputError(f"method '{method}' finds nonnegative components only; add --nonneg or use em")
     if not solver.sparse:
         k = problem.dim
     unknown = set(options) - set(solver.defaults)

@@ -30,6 +30,8 @@ class Solver:
     name: ClassVar[str]
     sparse: ClassVar[bool] = True        # honours a cardinality k < D
     nonneg: ClassVar[bool] = True        # honours w >= 0
+    signed: ClassVar[bool] = True        # also solves the problem without w >= 0
+    joint: ClassVar[bool] = False        # fits several components at once (--deflation joint)
     defaults: ClassVar[dict] = {}
     reference: ClassVar[str] = ""
 

@@ -415,23 +415,17 @@ class NSPCA(Solver):
     name = "nspca"
     sparse = True
     nonneg = True
+    signed = False
+    joint = True
     defaults = {"alpha": None, "max_iter": 1000, "tol": 1e-9, "rel_length": 1e-5, "warm": True}
     reference = ("Zass, R. & Shashua, A. (2006). Nonnegative sparse PCA. Advances in Neural "
                  "Information Processing Systems 19.")
 
-    @staticmethod
-    def _check(nonneg: bool) -> None:
-        if not nonneg:
-            raise InputError("nspca finds nonnegative components only; pass nonneg=True (--nonneg) "
-                             "or use em for sparse PCA")
-
     def starts(self, problem, nonneg, rng, restarts):
-        self._check(nonneg)
         return [random_start(problem, 1, rng)[:, 0] for _ in range(max(1, restarts))]
 
     def run(self, problem, k, nonneg, start, alpha=None, max_iter=1000, tol=1e-9, rel_length=1e-5,
             warm=True):
-        self._check(nonneg)
         if start is None:
             start = random_start(problem, 1, np.random.default_rng(0))[:, 0]
         U, info = nspca_at_cardinality(problem, int(k), 1, alpha, init=np.asarray(start, float),

@@ -46,7 +46,7 @@ relative slack of 1e-10.  A certifier should add its own rounding margin.
 
 The returned ``weights`` are a feasible point for C itself: the best few
 candidates (by surrogate value) are renormalised on their supports against the
-full C and the best is kept (:func:`_renormalize`).
+full C and the best is kept (:func:`certpca.solvers.renormalize.renormalize`).
 """
 from __future__ import annotations
 
@@ -59,6 +59,8 @@ import numpy as np
 
 from ..errors import InputError
 from ..problem import Problem
+from .base import Run, Solver
+from .renormalize import renormalize
 
 __all__ = [
     "SpannogramResult",
@@ -212,7 +214,7 @@ def spannogram(problem: Problem, k: int, *, nonneg: bool = False, d: int = 2,
     opt_d = float(vals[0]) if exact else float(opt_net)
     best_w, best_val = None, -np.inf
     for x in xs:
-        w = _renormalize(problem, x, nonneg)
+        w = renormalize(problem, x, np.flatnonzero(x), nonneg)
         val = problem.variance(w)
         if val > best_val:
             best_w, best_val = w, val
@@ -965,37 +967,29 @@ def _net_supports(V, C, k, nonneg):
 
 
 # ------------------------------------------------------------- refinement
-def _renormalize(problem: Problem, x: np.ndarray, nonneg: bool, max_iter: int = 500) -> np.ndarray:
-    """Best unit vector on supp(x) against the full C, never worse than x.
 
-    Sparse: the top eigenvector of C_SS (Moghaddam et al. 2006's variational
-    renormalisation).  Nonneg: that eigenvector when it has one sign, else
-    projected power steps ``w ← (C_SS w)₊/‖·‖`` from x, which never decrease
-    ``wᵀCw`` for PSD C (convexity: ``f(w⁺) ≥ f(w) + ∇f(w)ᵀ(w⁺ − w) ≥ f(w)``).
+
+# ------------------------------------------------------------------ plugin
+class Spannogram(Solver):
+    """The spannogram as a registry solver: the best vector found on the rank-d surrogate.
+
+    Its by-products (OPT_d, λ_{d+1}, the net's ε) go to ``extras``, where the
+    certification layer's bounds read them.
     """
-    S = np.flatnonzero(x)
-    C = problem.submatrix(S)
-    w0 = x[S]
-    ev, U = np.linalg.eigh(C)
-    u = U[:, -1]
-    if not nonneg or np.all(u >= 0) or np.all(u <= 0):
-        w = np.abs(u) if nonneg else u
-    else:
-        w = w0.copy()
-        for _ in range(max_iter):
-            g = np.maximum(C @ w, 0.0)
-            nrm = np.linalg.norm(g)
-            if nrm == 0:
-                break
-            g /= nrm
-            if np.linalg.norm(g - w) < 1e-12:
-                w = g
-                break
-            w = g
-    if w @ C @ w < w0 @ C @ w0:
-        w = w0
-    if not nonneg and w[np.argmax(np.abs(w))] < 0:
-        w = -w
-    out = np.zeros_like(x)
-    out[S] = w
-    return out / np.linalg.norm(out)
+
+    name = "spannogram"
+    defaults = {"d": 2, "net": None, "epsilon": 0.1, "samples": None, "n_refine": 16}
+    reference = ("Asteris, M., Papailiopoulos, D. S. & Dimakis, A. G. (2014). Nonnegative sparse PCA "
+                 "with provable guarantees. Proceedings of the 31st International Conference on Machine "
+                 "Learning; Papailiopoulos, D. S., Dimakis, A. G. & Korokythakis, S. (2013). Sparse PCA "
+                 "through low-rank approximations. ICML.")
+
+    def starts(self, problem, nonneg, rng, restarts):
+        return [rng]  # the random net is the only random choice: seeded by the driver's rng
+
+    def run(self, problem, k, nonneg, start, d=2, net=None, epsilon=0.1, samples=None, n_refine=16):
+        res = spannogram(problem, k, nonneg=nonneg, d=d, net=net, epsilon=epsilon, samples=samples,
+                         rng=start, n_refine=n_refine)
+        extras = {"opt_d": res.opt_d, "lambda_next": res.lambda_next, "d": res.d, "net": res.method,
+                  "epsilon": res.epsilon, "candidates": res.n_candidates}
+        return Run(res.weights, np.flatnonzero(res.weights), res.n_candidates, True, extras)
