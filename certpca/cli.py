@@ -42,6 +42,7 @@ def _data_options() -> argparse.ArgumentParser:
 def _build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="certpca", description="Sparse and nonnegative sparse PCA with certificates.")
     parser.add_argument("--version", action="version", version=f"certpca {__version__}")
+    from .report.commands import add_commands as add_report_commands
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     fit = sub.add_parser("fit", parents=[_data_options()], help="fit sparse principal components",
@@ -89,6 +90,8 @@ def _build_parser() -> argparse.ArgumentParser:
     solvers = sub.add_parser("solvers", help="list the solvers and what each supports")
     solvers.add_argument("--json", action="store_true", help="print JSON")
     solvers.set_defaults(handler=_cmd_solvers)
+
+    add_report_commands(sub, _data_options)
     return parser
 
 
