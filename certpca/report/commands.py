@@ -24,14 +24,17 @@ def add_commands(sub, data_options) -> None:
     rep.add_argument("--methods", metavar="M,...", help="solvers (default: em, threshold, gpower-l1, gpower-l0, "
                      "spannogram when registered; 'all' for every sparse one)")
     _labels(rep)
-    rep.add_argument("--path", default="1:300", metavar="FROM:TO[:N]",
-                     help="cardinality grid of the path: N (default 10) geometric steps, or k1,k2,...; '' for none")
+    rep.add_argument("--path", default="1:300:8", metavar="FROM:TO[:N]",
+                     help="cardinality grid of the path: N (default 8, and k) geometric steps, or k1,k2,...; '' for none")
+    rep.add_argument("--path-methods", metavar="M,...", help="methods on the path (default: all run except "
+                     "spannogram, nspca, quasi; 'all' for every one)")
     rep.add_argument("--bounds", metavar="NAME,...", help="bounds of the certificate at k (default: every "
                      "vector-independent bound up to cost class 3 that fits the size)")
     rep.add_argument("--path-bounds", metavar="NAME,...", help="bounds of the band along the path "
                      "(default trace,lambda1,dabe)")
-    rep.add_argument("--gene-sizes", default="10:200:10", metavar="FROM:TO:STEP",
-                     help="subset sizes of the gene-selection evaluation (default 10:200:10)")
+    rep.add_argument("--gene-sizes", default="10,20,30,40,50,60,70,80,100,120,150,200", metavar="N,...",
+                     help="subset sizes of the gene-selection evaluation (or FROM:TO:STEP; default 10,20,...,80,"
+                          "100,120,150,200)")
     rep.add_argument("--gene-k", type=int, default=70, metavar="N",
                      help="size at which the component is tested against the full data (default 70)")
     rep.add_argument("--no-genes", dest="genes", action="store_false", default=None,
@@ -51,8 +54,8 @@ def add_commands(sub, data_options) -> None:
                                      "nonnegative sparse component, of the CE ranking and of the full data.")
     _labels(gen)
     gen.add_argument("--k", type=int, default=70, help="number of selected features to test (default 70)")
-    gen.add_argument("--sizes", default=None, metavar="FROM:TO:STEP",
-                     help="also evaluate these sizes (e.g. 10:200:10; default only --k)")
+    gen.add_argument("--sizes", default="10,20,30,40,50,60,70,80,100,120,150,200", metavar="N,...",
+                     help="sizes along the warm-started path, as in the report (or FROM:TO:STEP; --k is added)")
     gen.add_argument("--method", default="em", help="solver of the nonnegative component (default em)")
     gen.add_argument("--n-init", type=int, default=100, help="k-means initialisations (default 100)")
     gen.add_argument("--seed", type=int, default=0, help="seed (default 0)")
@@ -150,7 +153,7 @@ def _command(args, name: str) -> str:
     """The command line rebuilt from the parsed options (defaults left out): the same however invoked."""
     words = ["certpca", name]
     for action in args._parser._actions:
-        if action.dest in ("help", "_parser", "handler"):
+        if action.dest in ("help", "_parser", "handler", "force", "json"):   # no effect on the page
             continue
         value = getattr(args, action.dest, None)
         flag = max(action.option_strings, key=len) if action.option_strings else None
@@ -178,7 +181,7 @@ def _cmd_report(args) -> int:
     modes = {"nonneg": (True,), "plain": (False,), None: (False, True)}[args.modes]
     ds = load_with_labels(args)
     run = compute_run(ds, k=args.k, methods=args.methods, nonneg_modes=modes, components=args.components,
-                      path=args.path, seed=args.seed, bounds=args.bounds, path_bounds=args.path_bounds,
+                      path=args.path, path_methods=args.path_methods, seed=args.seed, bounds=args.bounds, path_bounds=args.path_bounds,
                       genes=args.genes, gene_sizes=_sizes(args.gene_sizes, ds.n_features), gene_k=args.gene_k,
                       command=_command(args, "report"))
     html = render(run, timings=args.timings)
@@ -219,7 +222,7 @@ def _cmd_genes(args) -> int:
         raise InputError(f"{ds.name} has no class labels; give --labels FILE|COLUMN")
     if not 1 <= args.k <= ds.n_features:
         raise InputError(f"--k {args.k} is out of range; choose 1 to {ds.n_features}")
-    sizes = _sizes(args.sizes, ds.n_features) if args.sizes else [args.k]
+    sizes = _sizes(args.sizes, ds.n_features) if args.sizes else []
     g = gene_selection_run(ds, sizes=sizes, featured=args.k, method=args.method, n_init=args.n_init,
                            seed=args.seed)
     if args.json:

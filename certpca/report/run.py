@@ -47,9 +47,17 @@ NOT_DEFAULT = {
              "ask for it with --methods nspca",
     "quasi": "quasi-orthogonal EM solves a QP per iteration; ask for it with --methods quasi",
 }
+#: methods left out of the path by default (all are still fitted and certified at k), and why
+SLOW_ON_PATH = {
+    "spannogram": "its exact rank-2 sweep costs about a second per k on wide data (12 s for the leukemia "
+                  "path); add it with --path-methods",
+    "nspca": "one fit per k is slow on wide data; add it with --path-methods",
+    "quasi": "one QP per iteration; add it with --path-methods",
+}
 #: bounds for the headline k: every vector-independent bound of cost class <= 3 that fits the size
 HEADLINE_BOUNDS = ("trace", "lambda1", "gershgorin", "perron", "dabe", "dspca", "dnn", "spannogram", "split")
-#: bounds for the band along the path (cheap: O(D) and one eigenvalue problem, plus dABE)
+#: bounds for the band along the path (cheap: O(D) and one eigenvalue problem, plus dABE, which is
+#: computed once per k on the plain problem and shared by the nonnegative band, where it is valid too)
 PATH_BOUNDS = ("trace", "lambda1", "dabe")
 ASTERIS = ("Asteris, M., Papailiopoulos, D. & Dimakis, A. G. (2014). Nonnegative sparse PCA with provable "
            "guarantees. Proceedings of the 31st International Conference on Machine Learning.")
@@ -68,7 +76,7 @@ GENE_REFS = (
     "Armstrong, S. A. et al. (2002). MLL translocations specify a distinct gene expression profile that "
     "distinguishes a unique leukemia. Nature Genetics, 30, 41-47.",
 )
-GENE_SIZES = tuple(range(10, 201, 10))
+GENE_SIZES = (10, 20, 30, 40, 50, 60, 70, 80, 100, 120, 150, 200)
 GENE_K = 70
 GENE_METHOD = "em"
 
@@ -167,6 +175,17 @@ def _applicable(names, problem, nonneg) -> list[str]:
             and (BOUNDS[n].max_dim is None or problem.dim <= BOUNDS[n].max_dim)]
 
 
+def _band_bound(problem, name, k, nonneg, cache):
+    """One bound for the band.  A bound of the plain problem is valid for w >= 0 too, so the costly
+    ones (cost class >= 3) are computed once per k, on the plain problem, and shared by both bands."""
+    spec = BOUNDS[name]
+    shared = spec.cost >= 3 and not spec.nonneg_only
+    b = spec.func(problem, k, False if shared else nonneg)
+    if shared:
+        cache[(name, k)] = b
+    return b
+
+
 @contextmanager
 def _quiet():
     """Solver warnings become notes in the run instead of lines on stderr."""
@@ -187,10 +206,19 @@ def _progress(total: int, enabled: bool | None):
 
 
 class _Steps:
+    """Progress bar over the steps, and the wall-clock seconds of each (kept in the run, not shown)."""
+
     def __init__(self, total, enabled):
+        import time
         self.bar = _progress(total, enabled)
+        self.clock = time.perf_counter
+        self.last = self.clock()
+        self.seconds: dict[str, float] = {}
 
     def __call__(self, label):
+        now = self.clock()
+        self.seconds[label] = round(now - self.last, 3)
+        self.last = now
         if self.bar is not None:
             self.bar.set_postfix_str(label, refresh=False)
             self.bar.update(1)
@@ -288,7 +316,7 @@ def _gene_conclusion(test: dict, preprocessing: dict) -> str:
 
 # -------------------------------------------------------------- the run
 def compute_run(ds: Dataset, *, k: int, methods=None, nonneg_modes=(False, True), components: int = 1,
-                path="1:300", seed: int = 0, bounds=None, path_bounds=None, genes: bool | None = None,
+                path="1:300:8", path_methods=None, seed: int = 0, bounds=None, path_bounds=None, genes: bool | None = None,
                 gene_sizes=GENE_SIZES, gene_k: int = GENE_K, n_init: int = 100, command: str = "",
                 progress: bool | None = None) -> dict:
     """Fits, certificates, path, band and gene selection for ``ds`` at cardinality ``k``."""
@@ -303,6 +331,19 @@ def compute_run(ds: Dataset, *, k: int, methods=None, nonneg_modes=(False, True)
     ks = parse_grid(path, dim) if path else []
     if ks and k not in ks:
         ks = sorted({*ks, k})
+    if path_methods is None:
+        on_path = [m for m in chosen if m not in SLOW_ON_PATH]
+        path_skipped = {m: SLOW_ON_PATH[m] for m in chosen if m in SLOW_ON_PATH}
+    else:
+        names = [m.strip() for m in path_methods.split(",")] if isinstance(path_methods, str) else list(path_methods)
+        on_path = chosen if names == ["all"] else [m for m in chosen if m in names]
+        missing = [m for m in names if m != "all" and m not in chosen]
+        if missing:
+            raise InputError(f"--path-methods {', '.join(missing)} are not among the methods run "
+                             f"({', '.join(chosen)}); add them to --methods")
+        path_skipped = {m: "not in --path-methods" for m in chosen if m not in on_path}
+    if ks and not on_path:
+        raise InputError("no method left for the path; name one with --path-methods or give --path ''")
     head_bounds = parse_bounds(bounds) if bounds else list(HEADLINE_BOUNDS)
     band_bounds = parse_bounds(path_bounds) if path_bounds else list(PATH_BOUNDS)
     if "pattern" in head_bounds or "pattern" in band_bounds:
@@ -312,11 +353,12 @@ def compute_run(ds: Dataset, *, k: int, methods=None, nonneg_modes=(False, True)
     if want_genes and (ds.labels is None or ds.is_covariance):
         raise InputError("gene selection needs class labels; give --labels FILE|COLUMN")
 
-    n_steps = len(nonneg_modes) * (len(chosen) + 1 + (len(chosen) + 1 if ks else 0)) + (3 if want_genes else 0) + 1
+    n_steps = len(nonneg_modes) * (len(chosen) + 1 + (len(on_path) + 1 if ks else 0)) + (3 if want_genes else 0) + 1
     step = _Steps(n_steps, progress)
     data = describe_data(ds, problem)
     step("spectrum")
     fits, notes, paths, bands, certs = [], [], [], [], {}
+    band_cache: dict = {}
     try:
         for nonneg in nonneg_modes:
             mode_fits = []
@@ -350,6 +392,8 @@ def compute_run(ds: Dataset, *, k: int, methods=None, nonneg_modes=(False, True)
                 by_k: dict[int, list] = {kk: [] for kk in ks}
                 for fit in mode_fits:
                     m = fit.options["method"]
+                    if m not in on_path:
+                        continue
                     with _quiet() as caught:
                         comps = fit_path(problem, ks, method=m, nonneg=nonneg, seed=seed,
                                          cold_starts=(m == "threshold"))
@@ -363,11 +407,13 @@ def compute_run(ds: Dataset, *, k: int, methods=None, nonneg_modes=(False, True)
                 points = []
                 for kk in ks:
                     top = max(by_k[kk], key=lambda c: c.variance)
-                    cert = certify_vector(problem, top.weights, kk, nonneg, bounds=pbounds,
-                                          stop_when_optimal=False)
-                    points.append({"k": kk, "best_value": float(cert.value), "best_method": top.method,
-                                   "upper_bound": float(cert.upper_bound), "winner": cert.winner,
-                                   "certified_fraction": float(cert.certified_fraction)})
+                    bs = [band_cache.get((name, kk)) or _band_bound(problem, name, kk, nonneg, band_cache)
+                          for name in pbounds]
+                    win = min(bs, key=lambda b: (b.value, b.name))
+                    value = problem.variance(top.weights / np.linalg.norm(top.weights))
+                    points.append({"k": kk, "best_value": float(value), "best_method": top.method,
+                                   "upper_bound": float(win.value), "winner": win.name,
+                                   "certified_fraction": float(value / win.value) if win.value > 0 else float("nan")})
                 bands.append({"nonneg": nonneg, "bounds": pbounds, "points": points})
                 step(f"band{' nonneg' if nonneg else ''}")
         gene = None
@@ -384,12 +430,12 @@ def compute_run(ds: Dataset, *, k: int, methods=None, nonneg_modes=(False, True)
     if bands:
         refs.add(ASTERIS)
     settings = {"k": k, "nonneg": nonneg_modes, "methods": chosen, "components": components, "seed": seed,
-                "path": ks, "bounds": certs and {("nonneg" if nn else "sparse"): v["bounds"] for nn, v in certs.items()},
+                "path": ks, "path_methods": on_path, "bounds": certs and {("nonneg" if nn else "sparse"): v["bounds"] for nn, v in certs.items()},
                 "path_bounds": band_bounds, "genes": bool(want_genes)}
     return _jsonable({
         "format": FORMAT, "command": command, "versions": versions(), "settings": settings,
-        "data": data, "methods_skipped": skipped, "fits": fits, "paths": paths, "bands": bands,
-        "genes": gene, "notes": sorted(set(notes)), "references": sorted(refs),
+        "data": data, "methods_skipped": skipped, "path_skipped": path_skipped, "fits": fits, "paths": paths, "bands": bands,
+        "genes": gene, "notes": sorted(set(notes)), "references": sorted(refs), "step_seconds": step.seconds,
     })
 
 

@@ -51,8 +51,8 @@ class Table:
     def to_html(self) -> str:
         styler = self.display.style.hide(axis="index")
         styler.set_uuid(self.name)
-        html = styler.to_html(exclude_styles=True, table_attributes='class="tbl"', doctype_html=False)
-        return html
+        html = styler.to_html(exclude_styles=True, doctype_html=False)   # no ids, no style block
+        return html.replace("<table>", '<table class="tbl">', 1)          # (exclude_styles drops attributes)
 
     def to_latex(self) -> str:
         styler = self.display.style.hide(axis="index")
