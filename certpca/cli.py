@@ -112,6 +112,9 @@ def _write_atomically(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", newline="") as fh:
             fh.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 would hide the file from others
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -1,14 +1,16 @@
 """The variance–cardinality path: one component for every k of a grid.
 
-EM is warm-started from the previous k's solution, which is how the path stays
-cheap (Sigg & Buhmann 2008, §3.1 note that the initial vector can be cached and
-re-used when varying K); each k also keeps the solver's own starts when
-``cold_starts`` is set, at their cost.
+Iterative methods (EM, GPower, NSPCA: ``Solver.warm_start``) start from the
+previous k's solution and from their deterministic starts (PC1 for EM, whose
+eigenvector is computed once: Sigg & Buhmann 2008, §3.1), but not from their
+random restarts, which is how the path stays cheap; ``cold_starts`` adds those
+back at every k.  Warm starts alone lost up to 25 % of the variance at small k
+on a random 20 × 80 problem.  Other methods (thresholding, the spannogram) use
+their own starts at every k.
 """
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from .errors import InputError
 from .problem import Problem
@@ -25,22 +27,14 @@ def fit_path(problem: Problem, ks, *, method: str = "em", nonneg: bool = False, 
     rng = np.random.default_rng(seed)
     solver = get(method)
     own = solver.starts(problem, nonneg, rng, restarts)
+    deterministic = solver.starts(problem, nonneg, rng, 0)
     out: list[Component] = []
     for k in ks:
-        starts = list(own) if (cold_starts or not out) else []
-        if out and out[-1].weights.any():
+        warm = solver.warm_start and out and out[-1].weights.any()
+        starts = list(own) if (cold_starts or not warm) else list(deterministic)
+        if warm:
             starts.append(out[-1].weights)
         out.append(solve(problem, k, method=method, nonneg=nonneg, rng=rng, restarts=restarts,
                          starts=starts if starts and starts[0] is not None else None, **options))
     return out
 
-
-def path_table(components: list[Component], lambda1: float) -> pd.DataFrame:
-    """k, variance, variance / λ1, cardinality and seconds per path point."""
-    return pd.DataFrame({
-        "k": [c.k for c in components],
-        "variance": [c.variance for c in components],
-        "explained_of_lambda1": [c.variance / lambda1 for c in components],
-        "cardinality": [c.cardinality for c in components],
-        "seconds": [c.seconds for c in components],
-    })

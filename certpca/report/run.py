@@ -395,8 +395,7 @@ def compute_run(ds: Dataset, *, k: int, methods=None, nonneg_modes=(False, True)
                     if m not in on_path:
                         continue
                     with _quiet() as caught:
-                        comps = fit_path(problem, ks, method=m, nonneg=nonneg, seed=seed,
-                                         cold_starts=(m == "threshold"))
+                        comps = fit_path(problem, ks, method=m, nonneg=nonneg, seed=seed)
                     notes += [f"path {m}{' (nonneg)' if nonneg else ''}: {w.message}" for w in caught]
                     paths.append({"method": m, "nonneg": nonneg, "points": [
                         {"k": c.k, "value": float(c.variance), "cardinality": c.cardinality,

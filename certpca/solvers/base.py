@@ -32,6 +32,7 @@ class Solver:
     nonneg: ClassVar[bool] = True        # honours w >= 0
     signed: ClassVar[bool] = True        # also solves the problem without w >= 0
     joint: ClassVar[bool] = False        # fits several components at once (--deflation joint)
+    warm_start: ClassVar[bool] = False   # an iterative method that can start from a previous solution
     defaults: ClassVar[dict] = {}
     reference: ClassVar[str] = ""
 

@@ -44,6 +44,7 @@ class EM(Solver):
     """
 
     name = "em"
+    warm_start = True
     defaults = {"tol": 1e-6, "max_iter": 1000}
     reference = ("Sigg, C. D. & Buhmann, J. M. (2008). Expectation-maximization for sparse and "
                  "non-negative PCA. Proceedings of the 25th International Conference on Machine Learning.")

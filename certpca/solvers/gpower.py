@@ -300,6 +300,7 @@ def _truncate(z: np.ndarray, c: np.ndarray, k: int, nonneg: bool) -> np.ndarray:
 
 class _GPower(Solver):
     joint = True
+    warm_start = True
     penalty: str = "l1"
     defaults = {"tol": 1e-10, "max_iter": 1000, "gamma": None, "bisection": 40, "proposals": 8}
     reference = REFERENCE

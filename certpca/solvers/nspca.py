@@ -417,6 +417,7 @@ class NSPCA(Solver):
     nonneg = True
     signed = False
     joint = True
+    warm_start = True
     defaults = {"alpha": None, "max_iter": 1000, "tol": 1e-9, "rel_length": 1e-5, "warm": True}
     reference = ("Zass, R. & Shashua, A. (2006). Nonnegative sparse PCA. Advances in Neural "
                  "Information Processing Systems 19.")
