@@ -12,6 +12,7 @@ from functools import cached_property
 
 import numpy as np
 import pandas as pd
+import scipy.linalg
 
 
 class Problem:
@@ -29,7 +30,7 @@ class Problem:
         dim = (self._F if self._F is not None else self._C).shape[1]
         if feature_ids is None:
             feature_ids = [f"V{i + 1}" for i in range(dim)]
-        self.feature_ids = pd.Index(feature_ids, dtype=object)
+        self.feature_ids = feature_ids if isinstance(feature_ids, pd.Index) else pd.Index(feature_ids, dtype=object)
         if len(self.feature_ids) != dim:
             raise ValueError(f"{len(self.feature_ids)} feature ids for {dim} features")
 
@@ -112,47 +113,59 @@ class Problem:
         """
         if self._F is not None:
             return self._F
-        vals, vecs = self._spectrum
+        vals, vecs = self._dense_spectrum
         keep = vals > 0
         return (vecs[:, keep] * np.sqrt(vals[keep])).T
 
     @cached_property
-    def _spectrum(self) -> tuple[np.ndarray, np.ndarray]:
-        """All eigenpairs with nonzero weight, eigenvalues in descending order.
+    def _gram_spectrum(self) -> tuple[np.ndarray, np.ndarray]:
+        """Eigenpairs (descending) of the r × r Gram FFᵀ with nonzero eigenvalue.
 
-        With a factor the r × r Gram matrix is decomposed and the eigenvectors
-        lifted: v = Fᵀu / √λ.
+        They give C's: λ_j and v_j = Fᵀu_j/√λ_j, lifted only when asked for.
         """
-        if self._F is not None:
-            vals, U = np.linalg.eigh(self._F @ self._F.T)
-            vals, U = vals[::-1], U[:, ::-1]
-            keep = vals > vals[0] * 1e-13 if vals[0] > 0 else np.zeros(len(vals), bool)
-            vals, U = vals[keep], U[:, keep]
-            vecs = self._F.T @ (U / np.sqrt(vals))
-            return vals, vecs
+        vals, U = np.linalg.eigh(self._F @ self._F.T)
+        vals, U = vals[::-1], U[:, ::-1]
+        keep = vals > vals[0] * 1e-13 if vals[0] > 0 else np.zeros(len(vals), bool)
+        return vals[keep].copy(), U[:, keep].copy()
+
+    @cached_property
+    def _dense_spectrum(self) -> tuple[np.ndarray, np.ndarray]:
+        """All eigenpairs of a dense C, eigenvalues descending."""
         vals, vecs = np.linalg.eigh(self._C)
         return vals[::-1].copy(), vecs[:, ::-1].copy()
 
     def eigenvalues(self) -> np.ndarray:
-        """Eigenvalues of C in descending order (those beyond the rank are 0, omitted)."""
-        return self._spectrum[0]
+        """Eigenvalues of C in descending order (with a factor, those beyond its rank are omitted)."""
+        return (self._gram_spectrum if self._F is not None else self._dense_spectrum)[0]
 
     def eigh(self, d: int = 1) -> tuple[np.ndarray, np.ndarray]:
         """Top-d eigenpairs (values descending, vectors as D × d columns).
 
-        Eigenvalues beyond the rank of C are reported as 0 with zero vectors
-        omitted, so fewer than d columns may come back.
+        With a factor, eigenvalues beyond its rank are omitted, so fewer than d
+        columns may come back.  A dense C not yet fully decomposed gets only its
+        top d pairs computed (LAPACK's subset driver).
         """
-        vals, vecs = self._spectrum
-        return vals[:d].copy(), vecs[:, :d].copy()
+        if self._F is not None:
+            vals, U = self._gram_spectrum
+            vals, U = vals[:d], U[:, :d]
+            return vals.copy(), self._F.T @ (U / np.sqrt(vals))
+        if "_dense_spectrum" in self.__dict__ or 4 * d >= self.dim:
+            vals, vecs = self._dense_spectrum
+            return vals[:d].copy(), vecs[:, :d].copy()
+        vals, vecs = scipy.linalg.eigh(self._C, subset_by_index=[self.dim - d, self.dim - 1])
+        return vals[::-1].copy(), vecs[:, ::-1].copy()
 
-    def first_pc(self) -> np.ndarray:
-        """The dominant eigenvector, sign fixed so its largest-magnitude entry is positive."""
-        vecs = self._spectrum[1]
+    @cached_property
+    def _pc1(self) -> np.ndarray:
+        vals, vecs = self.eigh(1)
         if vecs.shape[1] == 0:  # C = 0: every unit vector is a maximiser
             return np.r_[1.0, np.zeros(self.dim - 1)]
         v = vecs[:, 0]
         return v if v[np.argmax(np.abs(v))] >= 0 else -v
+
+    def first_pc(self) -> np.ndarray:
+        """The dominant eigenvector, sign fixed so its largest-magnitude entry is positive."""
+        return self._pc1.copy()
 
     # ------------------------------------------------------- derived problems
     def deflate(self, w: np.ndarray) -> "Problem":

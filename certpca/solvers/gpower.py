@@ -292,7 +292,7 @@ def gpower_single(problem: Problem, k: int | None, *, penalty: str = "l1", nonne
 
 def _truncate(z: np.ndarray, c: np.ndarray, k: int, nonneg: bool) -> np.ndarray:
     """Keep the k entries of z with the largest scores (= largest |z_i|; ties to lower index)."""
-    keep = top_k(np.where(z != 0, scores(c, nonneg), -1.0), k)
+    keep, _ = top_k(np.where(z != 0, scores(c, nonneg), -1.0), k)
     out = np.zeros_like(z)
     out[keep] = z[keep]
     return out
@@ -491,8 +491,7 @@ def gpower_block(problem: Problem, k: int | Sequence[int] | None, m: int, penalt
         s = scores(c, nonneg) * mu
         for j in range(m):
             if np.count_nonzero(Z[:, j]) != ks[j]:
-                keep = top_k(s[:, j], ks[j])
-                lower = np.delete(s[:, j], keep).max() if ks[j] < D else 0.0
+                keep, lower = top_k(s[:, j], ks[j])
                 upper = s[keep, j].min()
                 gj = 0.5 * (upper + lower)
                 gj = gj if penalty == "l1" else gj * gj
