@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import platform
 import time
-from pathlib import Path
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -21,9 +20,9 @@ from threadpoolctl import threadpool_limits
 import certpca
 from certpca import datasets
 from certpca.certify import certify_vector
+from common import publish
 from certpca.solvers import solve
 
-OUT = Path(__file__).resolve().parent.parent / "reports" / "bench" / "certify.md"
 CASES = [  # data, k, published certified fraction, goal, time goal (s)
     ("leukemia", 50, 0.446, 0.90, 60),
     ("cbcl", 180, 0.58, 0.95, 120),
@@ -64,11 +63,9 @@ def main():
         cells = ", ".join(f"{b.name} {b.value / lam1:.4f} ({b.seconds:.1f} s)" for b in bounds)
         lines.append(f"- {name} k={k}: {cells}")
         if skipped:
-            lines.append(f"  - skipped: " + "; ".join(f"{n}: {why}" for n, why in skipped.items()))
+            lines.append("  - skipped: " + "; ".join(f"{n}: {why}" for n, why in skipped.items()))
     text = "\n".join(lines) + "\n"
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(text)
-    print(text)
+    publish("certify.md", text)
 
 
 if __name__ == "__main__":

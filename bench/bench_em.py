@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import argparse
 import platform
-import statistics
 import time
-from pathlib import Path
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -25,19 +23,7 @@ from certpca import datasets
 from certpca.path import fit_path
 from certpca.problem import Problem
 from certpca.solvers import solve
-
-OUT = Path(__file__).resolve().parent.parent / "reports" / "bench" / "em.md"
-
-
-def timed(fn, repeats):
-    """Median wall time of ``repeats`` calls and the last result."""
-    times, result = [], None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), result
-
+from common import publish, timed
 
 def sparsepca_at_cardinality(X, k, max_steps=20):
     """Bisect SparsePCA's alpha (log scale) until the component has k nonzeros."""
@@ -80,15 +66,15 @@ def main(argv=None):
             ready.first_pc()
             for method in ("em", "threshold"):
                 for nonneg in (False, True):
-                    t_ready, comp = timed(lambda: solve(ready, 50, method=method, nonneg=nonneg), args.repeats)
-                    t_setup, _ = timed(lambda: solve(Problem.from_data(X, ids), 50, method=method, nonneg=nonneg),
+                    t_ready, _, comp = timed(lambda: solve(ready, 50, method=method, nonneg=nonneg), args.repeats)
+                    t_setup, _, _ = timed(lambda: solve(Problem.from_data(X, ids), 50, method=method, nonneg=nonneg),
                                        args.repeats)
                     label = ("EM (+refit)" if method == "em" else "thresholding") + (" nonneg" if nonneg else "")
                     rows.append((name, label, t_ready, t_setup, comp.variance / lam1, comp.cardinality, ""))
             if not args.no_sklearn:
                 alpha, w, steps, total = sparsepca_at_cardinality(X, 50)
                 from sklearn.decomposition import SparsePCA
-                t, comp = timed(lambda: SparsePCA(n_components=1, alpha=alpha, random_state=0).fit(X),
+                t, _, comp = timed(lambda: SparsePCA(n_components=1, alpha=alpha, random_state=0).fit(X),
                                 max(1, args.repeats // 2))
                 w = comp.components_[0] / np.linalg.norm(comp.components_[0])
                 rows.append((name, "sklearn SparsePCA", None, t, ready.variance(w) / lam1,
@@ -97,8 +83,8 @@ def main(argv=None):
         ds = datasets.load("leukemia")
         P = Problem.from_data(ds.matrix, ds.feature_ids)
         lam1 = P.eigenvalues()[0]
-        t_path, comps = timed(lambda: fit_path(P, range(1, 301)), 3)
-        t_cold, cold = timed(lambda: [solve(P, k) for k in range(1, 301)], 1)
+        t_path, _, comps = timed(lambda: fit_path(P, range(1, 301)), 3)
+        t_cold, _, cold = timed(lambda: [solve(P, k) for k in range(1, 301)], 1)
 
     ev_path = np.array([c.variance for c in comps]) / lam1
     ev_cold = np.array([c.variance for c in cold]) / lam1
@@ -132,9 +118,7 @@ def main(argv=None):
                          f"with EV {sk[name][4]:.4f} against EM's {em[name][4]:.4f}; tuning alpha to k = 50 took "
                          f"{sk[name][6].split('(')[1].rstrip(')')}.")
     text = "\n".join(lines) + "\n"
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(text)
-    print(text)
+    publish("em.md", text)
 
 
 if __name__ == "__main__":

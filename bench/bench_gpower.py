@@ -13,27 +13,15 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import statistics
-import time
 import warnings
-from pathlib import Path
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
 import certpca
 from certpca.solvers import solve
+from common import publish, timed
 
-OUT = Path(__file__).resolve().parent.parent / "reports" / "bench" / "gpower.md"
-
-
-def timed(fn, repeats):
-    times, result = [], None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), min(times), result
 
 
 def main(argv=None):
@@ -80,9 +68,7 @@ def main(argv=None):
     for method, k, med, best, card, ev, its, steps, note in rows:
         lines.append(f"| {method} | {k} | {med:.4f} | {best:.4f} | {card} | {ev:.4f} | {its} | {steps} | {note} |")
     text = "\n".join(lines) + "\n"
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(text)
-    print(text)
+    publish("gpower.md", text)
 
 
 if __name__ == "__main__":

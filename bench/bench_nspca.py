@@ -28,7 +28,7 @@ from certpca.problem import Problem
 from certpca.solvers import solve
 from certpca.solvers.nspca import nspca_at_cardinality
 
-OUT = Path(__file__).resolve().parent.parent / "reports" / "bench" / "nspca.md"
+from common import REPORTS, publish
 
 
 def main(argv=None):
@@ -36,7 +36,7 @@ def main(argv=None):
     ap.add_argument("--alphas", type=float, nargs="+", default=[1.0, 3.0])
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-em", action="store_true", help="skip the emPCA reference column")
-    ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--out", type=Path, default=REPORTS / "nspca.md")
     args = ap.parse_args(argv)
     targets = list(range(10, 301, 10))
 
@@ -100,9 +100,7 @@ def main(argv=None):
         "entries, and the nonnegative local optimum at β = 0 uses fewer pixels than that. "
         "(EM's nonnegative solution saturates at 160 pixels: more nonzeros add no variance.)"]
     text = "\n".join(lines) + "\n"
-    print(text)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(text)
+    publish("nspca.md", text, args.out)
 
 
 if __name__ == "__main__":

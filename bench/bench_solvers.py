@@ -15,16 +15,15 @@ import os
 import platform
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
 import certpca
 from certpca import datasets
+from common import publish
 from certpca.solvers import REGISTRY, solve
 
-OUT = Path(__file__).resolve().parent.parent / "reports" / "bench" / "solvers.md"
 CASES = [("leukemia", 50), ("cbcl", 180)]
 
 
@@ -63,9 +62,7 @@ def main():
                              f"| {seconds:.3f} | {note} |")
                 print(lines[-1], flush=True)
     text = "\n".join(lines) + "\n"
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(text)
-    print(text)
+    publish("solvers.md", text)
 
 
 if __name__ == "__main__":

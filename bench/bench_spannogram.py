@@ -17,16 +17,14 @@ import os
 import platform
 import statistics
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from certpca.problem import Problem
+from certpca import datasets
 from certpca.solvers.spannogram import spannogram
 
-ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "reports" / "bench" / "spannogram.md"
+from common import publish
 
 
 def main(argv=None):
@@ -38,10 +36,9 @@ def main(argv=None):
     args = ap.parse_args(argv)
 
     t0 = time.perf_counter()
-    df = pd.read_csv(ROOT / "data" / "leukemia_armstrong.csv.gz", index_col=0)
-    X = df.to_numpy(dtype=float)
-    X -= X.mean(axis=0)
-    P = Problem.from_data(X, feature_ids=df.columns)
+    ds = datasets.load("leukemia")
+    X = ds.matrix
+    P = ds.problem()
     lam1 = float(P.eigenvalues()[0])          # computes and caches the spectrum
     t_load = time.perf_counter() - t0
 
@@ -83,10 +80,7 @@ def main(argv=None):
         "44.6 % for nonnegative k = 50 with d = 3, ε = 0.1).  Times: median of "
         f"{args.repeats} runs for d = 2, one run otherwise.\n\n"
     )
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(header + md_table + "\n")
-    print(text)
-    print(f"\nwritten to {OUT.relative_to(ROOT)}")
+    publish("spannogram.md", header + md_table + "\n")
 
 
 def _has_tabulate():

@@ -4,7 +4,6 @@ import time
 import numpy as np
 import pytest
 
-from certpca.certify import bounds as B
 from certpca.certify.certificate import (REGISTRY, Certificate, certify_vector, default_bounds,
                                          parse_bounds)
 from certpca.errors import InputError
