@@ -92,6 +92,8 @@ def _build_parser() -> argparse.ArgumentParser:
     solvers.set_defaults(handler=_cmd_solvers)
 
     add_report_commands(sub, _data_options)
+    from .reproduce import add_commands as add_reproduce_commands
+    add_reproduce_commands(sub)
     return parser
 
 
