@@ -58,7 +58,7 @@ class Component:
             "converged": self.converged,
             "seconds": self.seconds,
             "options": self.options,
-            "extras": _jsonable(self.extras),
+            "extras": jsonable(self.extras),
         }
 
     def __repr__(self) -> str:
@@ -152,8 +152,8 @@ class Fit:
             d["pev"] = float(pev)
             comps.append(d)
         return {
-            "data": _jsonable(self.data),
-            "options": _jsonable(self.options),
+            "data": jsonable(self.data),
+            "options": jsonable(self.options),
             "total_variance": self.total_variance,
             "lambda1": float(self.eigenvalues[0]),
             "components": comps,
@@ -218,14 +218,14 @@ def _describe_preprocessing(p: dict) -> str:
     return ", ".join(steps) if steps else "no preprocessing"
 
 
-def _jsonable(x):
+def jsonable(x):
     """Numbers as numbers, arrays as lists, keys as strings."""
     if isinstance(x, dict):
-        return {str(k): _jsonable(v) for k, v in x.items()}
+        return {str(k): jsonable(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
-        return [_jsonable(v) for v in x]
+        return [jsonable(v) for v in x]
     if isinstance(x, np.ndarray):
-        return [_jsonable(v) for v in x.tolist()]
+        return [jsonable(v) for v in x.tolist()]
     if isinstance(x, np.integer):
         return int(x)
     if isinstance(x, np.floating):

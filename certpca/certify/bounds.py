@@ -35,6 +35,8 @@ from typing import Callable
 import numpy as np
 import scipy.linalg
 
+from certpca.results import jsonable
+
 EPS = float(np.finfo(float).eps)
 REL_MARGIN = 1e-10
 TINY = 1e-300
@@ -64,26 +66,10 @@ class Bound:
         return {
             "value": float(self.value),
             "name": self.name,
-            "params": _jsonable(self.params),
+            "params": jsonable(self.params),
             "seconds": float(self.seconds),
             "validity": self.validity,
         }
-
-
-def _jsonable(obj):
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return [_jsonable(v) for v in obj.tolist()]
-    if isinstance(obj, (np.integer,)):
-        return int(obj)
-    if isinstance(obj, (np.floating,)):
-        return float(obj)
-    if isinstance(obj, (np.bool_,)):
-        return bool(obj)
-    return obj
 
 
 # --------------------------------------------------------------- numerics

@@ -33,7 +33,7 @@ from certpca.components import fit_components
 from certpca.data import Dataset
 from certpca.errors import InputError
 from certpca.path import fit_path
-from certpca.results import _jsonable
+from certpca.results import jsonable
 from certpca.solvers import REGISTRY as SOLVERS
 
 FORMAT = "certpca-run/1"
@@ -291,7 +291,7 @@ def gene_selection_run(ds: Dataset, *, sizes=GENE_SIZES, featured: int = GENE_K,
                         alpha=alpha),
              ev.compare(at[nspc]["scores"], at[ce]["scores"],
                         names=(f"{nspc}, {featured} features", f"CE ranking, {featured} features"), alpha=alpha)]
-    return _jsonable({
+    return jsonable({
         "sizes": sizes, "featured": featured, "method": method, "n_init": n_init, "seed": seed,
         "alpha": alpha, "n_clusters": int(frame.attrs["n_clusters"]), "selectors": [nspc, ce],
         "preprocessing": dict(ds.preprocessing), "rows": rows, "tests": tests,
@@ -431,7 +431,7 @@ def compute_run(ds: Dataset, *, k: int, methods=None, nonneg_modes=(False, True)
     settings = {"k": k, "nonneg": nonneg_modes, "methods": chosen, "components": components, "seed": seed,
                 "path": ks, "path_methods": on_path, "bounds": certs and {("nonneg" if nn else "sparse"): v["bounds"] for nn, v in certs.items()},
                 "path_bounds": band_bounds, "genes": bool(want_genes)}
-    return _jsonable({
+    return jsonable({
         "format": FORMAT, "command": command, "versions": versions(), "settings": settings,
         "data": data, "methods_skipped": skipped, "path_skipped": path_skipped, "fits": fits, "paths": paths, "bands": bands,
         "genes": gene, "notes": sorted(set(notes)), "references": sorted(refs), "step_seconds": step.seconds,
