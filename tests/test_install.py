@@ -32,6 +32,14 @@ CHECK = textwrap.dedent("""
     ds = d.load("pitprops")
     assert ds.shape == (13, 13), ds.shape
     assert d.verify() == [], d.verify()
+    # every subpackage and the report templates made it into the install
+    import importlib, pkgutil, certpca
+    for mod in pkgutil.walk_packages(certpca.__path__, "certpca."):
+        if mod.name != "certpca.__main__":  # that one runs the command line
+            importlib.import_module(mod.name)
+    from certpca.report.html import render  # noqa: F401  (loads templates from the package)
+    templates = Path(certpca.__file__).parent / "_templates"
+    assert (templates / "report.html.j2").is_file(), list(templates.iterdir())
     print(folder)
 """)
 
