@@ -85,6 +85,21 @@ def _build_parser() -> argparse.ArgumentParser:
     cert.add_argument("--json", action="store_true", help="print one JSON object")
     cert.set_defaults(handler=_cmd_certify)
 
+    pth = sub.add_parser("path", parents=[_data_options()], help="variance versus cardinality, optionally certified",
+                         description="The first component at every k of a grid, warm-started along the path.")
+    pth.add_argument("--k", default="1:300:20", metavar="GRID",
+                     help="FROM:TO (10 values) or FROM:TO:COUNT, geometrically spaced, or k1,k2,... "
+                          "(default 1:300:20; clipped to the number of features)")
+    pth.add_argument("--nonneg", action="store_true", help="nonnegative loadings")
+    pth.add_argument("--method", default="em", help="solver (see 'certpca solvers'; default em)")
+    pth.add_argument("--bounds", metavar="NAME,...", help="certify every point with these bounds "
+                     "(e.g. lambda1,dabe; default: no certificates)")
+    pth.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
+    pth.add_argument("--restarts", type=int, default=10, help="random starts for nonnegative EM (default 10)")
+    pth.add_argument("--out", type=Path, metavar="FILE", help="write the path table as CSV")
+    pth.add_argument("--json", action="store_true", help="print one JSON object")
+    pth.set_defaults(handler=_cmd_path)
+
     data = sub.add_parser("data", help="the bundled data sets")
     data_sub = data.add_subparsers(dest="action", required=True, parser_class=_Parser)
     lst = data_sub.add_parser("list", help="list the bundled data sets")
@@ -230,6 +245,30 @@ def _cmd_certify(args) -> int:
     else:
         print(f"Data: {ds.name} ({problem.dim} features); vector: {source}, {int(np.count_nonzero(w))} nonzeros")
         print(cert)
+    return 0
+
+
+def _cmd_path(args) -> int:
+    from .certify import parse_bounds
+    from .paths import fit_path, parse_grid, path_table
+    _check_writable(args.out)
+    bounds = parse_bounds(args.bounds) if args.bounds else None
+    ds = _load(args)
+    problem = ds.problem()
+    ks = parse_grid(args.k, problem.dim)
+    comps = fit_path(problem, ks, method=args.method, nonneg=args.nonneg, seed=args.seed, restarts=args.restarts)
+    table = path_table(problem, comps, bounds=bounds)
+    if args.out is not None:
+        _write_atomically(args.out, table.to_csv(index=False, float_format="%.17g"))
+    if args.json:
+        print(json.dumps({"data": ds.describe(), "method": args.method, "nonneg": args.nonneg,
+                          "bounds": bounds, "lambda1": float(problem.eigenvalues()[0]),
+                          "points": table.to_dict(orient="records")}, allow_nan=False))
+    else:
+        kind = "Nonnegative sparse" if args.nonneg else "Sparse"
+        print(f"{kind} PCA path by {args.method} on {ds.name} ({problem.dim} features); "
+              f"of_lambda1 = variance / λ1, pev = variance / total variance")
+        print(table.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
     return 0
 
 

@@ -32,7 +32,7 @@ from certpca.certify import certify_vector, parse_bounds
 from certpca.components import fit_components
 from certpca.data import Dataset
 from certpca.errors import InputError
-from certpca.path import fit_path
+from certpca.paths import fit_path, parse_grid
 from certpca.results import jsonable
 from certpca.solvers import REGISTRY as SOLVERS
 
@@ -82,35 +82,6 @@ GENE_METHOD = "em"
 
 
 # ------------------------------------------------------------------ helpers
-def parse_grid(spec: str, dim: int, n: int = 10) -> list[int]:
-    """'1:300' → n geometrically spaced integers; 'a:b:n' → n of them; '5,10,20' → those.
-
-    Values are clipped to 1..dim (the number of features).
-    """
-    spec = str(spec).strip()
-    try:
-        if ":" in spec:
-            parts = [int(p) for p in spec.split(":")]
-            if len(parts) == 3:
-                lo, hi, n = parts
-            elif len(parts) == 2:
-                lo, hi = parts
-            else:
-                raise ValueError
-            if lo < 1 or hi < lo or n < 1:
-                raise ValueError
-            ks = np.unique(np.rint(np.geomspace(lo, hi, n)).astype(int)).tolist() if n > 1 else [hi]
-        else:
-            ks = sorted({int(p) for p in spec.split(",") if p.strip()})
-            if not ks or ks[0] < 1:
-                raise ValueError
-    except ValueError:
-        raise InputError(f"cannot read the grid {spec!r}; give FROM:TO, FROM:TO:COUNT or k1,k2,... "
-                         "with positive integers") from None
-    ks = sorted({min(k, dim) for k in ks})
-    return ks
-
-
 def choose_methods(methods, nonneg_modes) -> tuple[list[str], dict]:
     """The methods to run and, for each registered one left out, the reason."""
     if methods is None:
@@ -438,5 +409,5 @@ def compute_run(ds: Dataset, *, k: int, methods=None, nonneg_modes=(False, True)
     })
 
 
-__all__ = ["compute_run", "gene_selection_run", "parse_grid", "choose_methods", "FORMAT",
+__all__ = ["compute_run", "gene_selection_run", "choose_methods", "FORMAT",
            "DEFAULT_METHODS", "HEADLINE_BOUNDS", "PATH_BOUNDS"]

@@ -121,7 +121,7 @@ def _sklearn_at(X, k, seed, steps=10):
 
 
 def _path_values(P, ks, method, nonneg, seed, **options):
-    from certpca.path import fit_path
+    from certpca.paths import fit_path
     with _quiet():
         warnings.simplefilter("ignore")
         return fit_path(P, ks, method=method, nonneg=nonneg, seed=seed, **options)

@@ -11,6 +11,7 @@ starts, random restarts included, at every k.  Warm starts alone lost up to
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from .errors import InputError
 from .problem import Problem
@@ -47,3 +48,49 @@ def fit_path(problem: Problem, ks, *, method: str = "em", nonneg: bool = False, 
                          starts=starts if starts and starts[0] is not None else None, **options))
     return out
 
+
+def parse_grid(spec: str, dim: int, n: int = 10) -> list[int]:
+    """'1:300' → n geometrically spaced integers; 'a:b:n' → n of them; '5,10,20' → those.
+
+    Values are clipped to 1..dim (the number of features).
+    """
+    spec = str(spec).strip()
+    try:
+        if ":" in spec:
+            parts = [int(p) for p in spec.split(":")]
+            if len(parts) == 3:
+                lo, hi, n = parts
+            elif len(parts) == 2:
+                lo, hi = parts
+            else:
+                raise ValueError
+            if lo < 1 or hi < lo or n < 1:
+                raise ValueError
+            ks = np.unique(np.rint(np.geomspace(lo, hi, n)).astype(int)).tolist() if n > 1 else [hi]
+        else:
+            ks = sorted({int(p) for p in spec.split(",") if p.strip()})
+            if not ks or ks[0] < 1:
+                raise ValueError
+    except ValueError:
+        raise InputError(f"cannot read the grid {spec!r}; give FROM:TO, FROM:TO:COUNT or k1,k2,... "
+                         "with positive integers") from None
+    ks = sorted({min(k, dim) for k in ks})
+    return ks
+
+
+def path_table(problem: Problem, components: list[Component], *, bounds=None, budget: float | None = None,
+               tol: float = 1e-6) -> pd.DataFrame:
+    """One row per path point: k, variance, its share of λ1 and of the trace, cardinality,
+    and with ``bounds`` the certificate (upper bound, winning bound, certified fraction)."""
+    from .certify import certify_vector
+    lam1, trace = float(problem.eigenvalues()[0]), problem.trace
+    rows = []
+    for c in components:
+        row = {"k": c.k, "variance": c.variance, "of_lambda1": c.variance / lam1, "pev": c.variance / trace,
+               "cardinality": c.cardinality, "iterations": c.iterations}
+        if bounds is not None and c.weights.any():
+            cert = certify_vector(problem, c.weights, c.k, c.nonneg, bounds=bounds, budget=budget, tol=tol)
+            row.update(upper_bound=cert.upper_bound, winner=cert.winner,
+                       certified=cert.certified_fraction, optimal=cert.optimal)
+        rows.append(row)
+    return pd.DataFrame(rows)
