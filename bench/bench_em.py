@@ -20,7 +20,7 @@ from threadpoolctl import threadpool_limits
 
 import certpca
 from certpca import datasets
-from certpca.path import fit_path
+from certpca.paths import fit_path
 from certpca.problem import Problem
 from certpca.solvers import solve
 from common import publish, timed
