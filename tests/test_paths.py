@@ -67,3 +67,14 @@ def test_path_command(tmp_path, capsys):
     assert all(p["upper_bound"] >= p["variance"] for p in d["points"])
     table = pd.read_csv(out)
     np.testing.assert_allclose(table["variance"], [p["variance"] for p in d["points"]], rtol=1e-15)
+
+
+def test_table_command_reads_a_saved_path(tmp_path, capsys):
+    from certpca.cli import main
+    assert main(["path", "pitprops", "--k", "2,4", "--bounds", "lambda1", "--json"]) == 0
+    saved = tmp_path / "path.json"
+    saved.write_text(capsys.readouterr().out)
+    assert main(["table", str(saved), "--tables", str(tmp_path / "t")]) == 0
+    md = (tmp_path / "t" / "path.md").read_text()
+    assert "| certified |" in md and "\n| 2 | 1.954 |" in md and "\n| 4 | " in md
+    assert (tmp_path / "t" / "path.tex").read_text().count(r"\toprule") == 1

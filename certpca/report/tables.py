@@ -315,6 +315,21 @@ def certificate_table(cert: dict, name: str = "certificate") -> Table:
     return _table(name, caption, disp, raw)
 
 
+def saved_path_table(obj: dict) -> Table:
+    """The table of a ``certpca path --json`` object."""
+    disp = []
+    for p in obj["points"]:
+        row = {"k": fmt(p["k"], "int"), "variance": fmt(p["variance"]), "of λ1": fmt(p["of_lambda1"], "percent"),
+               "explained": fmt(p["pev"], "percent"), "cardinality": fmt(p["cardinality"], "int")}
+        if "upper_bound" in p:
+            row.update({"upper bound": fmt(p["upper_bound"]), "certified": fmt(p["certified"], "percent"),
+                        "optimal": fmt(p["optimal"])})
+        disp.append(row)
+    caption = (f"{mode_name(obj['nonneg']).capitalize()} PCA path by {obj['method']} on {obj['data']['name']}"
+               + (f"; certificates from {', '.join(obj['bounds'])}" if obj.get("bounds") else ""))
+    return _table("path", caption, disp, obj["points"])
+
+
 # ------------------------------------------------------------------ all
 def report_tables(run: dict, timings: bool = False) -> list[Table]:
     out = [data_table(run)]
@@ -326,7 +341,7 @@ def report_tables(run: dict, timings: bool = False) -> list[Table]:
 
 
 def tables_for(obj: dict, timings: bool = False) -> list[Table]:
-    """Tables of any saved JSON: a report run, a ``fit --json`` or a ``certify --json`` object."""
+    """Tables of any saved JSON: a report run, or a ``fit``, ``certify`` or ``path --json`` object."""
     from certpca.errors import InputError
     if obj.get("format", "").startswith("certpca-run/"):
         return report_tables(obj, timings)
@@ -334,7 +349,9 @@ def tables_for(obj: dict, timings: bool = False) -> list[Table]:
         return fit_tables(obj)
     if "upper_bound" in obj and "bounds" in obj:
         return [certificate_table(obj)]
-    raise InputError("the JSON is not the output of certpca report, fit or certify --json; give one of those")
+    if "points" in obj and "method" in obj:
+        return [saved_path_table(obj)]
+    raise InputError("the JSON is not the output of certpca report, fit, certify or path --json; give one of those")
 
 
 def write_tables(tables: list[Table], folder: Path, *, force: bool = False, writer=None) -> list[Path]:
