@@ -227,9 +227,7 @@ def _cmd_certify(args) -> int:
         raise InputError(f"--budget {args.budget} is negative; give seconds >= 0")
     ds = _load(args)
     problem = ds.problem()
-    if not 1 <= args.k <= problem.dim:
-        raise InputError(f"k = {args.k} is out of range: the data have {problem.dim} features; "
-                         f"choose 1 <= k <= {problem.dim}")
+    problem.check_cardinality(args.k)
     if args.loadings is not None:
         w, source = _read_loadings(args.loadings, args.component, problem.feature_ids)
         source = f"{args.loadings}:{source}"

@@ -33,11 +33,8 @@ def fit_components(problem: Problem, k: int, *, n_components: int = 1, method: s
     """Fit ``n_components`` components with at most ``k`` nonzeros each."""
     if deflation not in DEFLATIONS:
         raise InputError(f"unknown deflation '{deflation}'; choose one of {', '.join(DEFLATIONS)}")
-    if not 1 <= k <= problem.dim:
-        raise InputError(f"k = {k} is out of range: the data have {problem.dim} features; "
-                         f"choose 1 <= k <= {problem.dim}")
-    if not 1 <= n_components <= problem.dim:
-        raise InputError(f"--components {n_components} is out of range; choose 1 to {problem.dim}")
+    problem.check_cardinality(k)
+    problem.check_cardinality(n_components, "--components")
     rng = np.random.default_rng(seed)
     t0 = time.perf_counter()
     if deflation == "quasi":
@@ -124,7 +121,7 @@ def _joint(problem, k, n_components, method, nonneg, rng, options):
         from .solvers.nspca import nspca_at_cardinality
         if not nonneg:
             raise InputError("nspca finds nonnegative components only; add --nonneg")
-        U, info = nspca_at_cardinality(problem, min(k * n_components, problem.dim * n_components),
+        U, info = nspca_at_cardinality(problem, k * n_components,
                                        n_components, rng=rng, **options)
         W = U / np.where(np.linalg.norm(U, axis=0) > 0, np.linalg.norm(U, axis=0), 1.0)
         if not info.get("reached", True):

@@ -37,6 +37,16 @@ def _cvxpy():
     return cp
 
 
+def _sdp_setup(problem, k, max_dim: int):
+    """(k, cvxpy, C, forming error of C): the common start of every SDP bound."""
+    k = _check_k(problem, k)
+    if problem.dim > max_dim:
+        raise NotApplicable(f"SDP relaxations limited to D ≤ {max_dim}, got D = {problem.dim}")
+    cp = _cvxpy()
+    C, err = dense_matrix(problem)
+    return k, cp, C, err
+
+
 def _pick_solver(cp, D: int, solver: str | None) -> tuple[str, dict]:
     inst = cp.installed_solvers()
     if solver is None:
@@ -74,12 +84,8 @@ def dspca_sdp_bound(problem, k, nonneg=False, *, solver: str | None = None,
     Validity: as :func:`certpca.certify.bounds.dspca_dual_bound` for a given U.
     """
     t0 = time.perf_counter()
-    k = _check_k(problem, k)
+    k, cp, C, _ = _sdp_setup(problem, k, max_dim)
     D = problem.dim
-    if D > max_dim:
-        raise NotApplicable(f"SDP relaxations limited to D ≤ {max_dim}, got D = {D}")
-    cp = _cvxpy()
-    C, _ = dense_matrix(problem)
     X = cp.Variable((D, D), PSD=True)
     Y = cp.Variable((D, D), symmetric=True)
     link = X == Y
@@ -116,14 +122,10 @@ def dnn_sdp_bound(problem, k, nonneg=True, *, solver: str | None = None,
     Validity: as :func:`certpca.certify.bounds.dnn_value`.
     """
     t0 = time.perf_counter()
-    k = _check_k(problem, k)
     if not nonneg:
         raise NotApplicable("the DNN relaxation is for nonnegative w")
+    k, cp, C, err = _sdp_setup(problem, k, max_dim)
     D = problem.dim
-    if D > max_dim:
-        raise NotApplicable(f"SDP relaxations limited to D ≤ {max_dim}, got D = {D}")
-    cp = _cvxpy()
-    C, err = dense_matrix(problem)
     X = cp.Variable((D, D), PSD=True)
     sum_con = cp.sum(X) <= k
     nn_con = X >= 0

@@ -293,10 +293,8 @@ def compute_run(ds: Dataset, *, k: int, methods=None, nonneg_modes=(False, True)
     """Fits, certificates, path, band and gene selection for ``ds`` at cardinality ``k``."""
     problem = ds.problem()
     dim = problem.dim
-    if not 1 <= k <= dim:
-        raise InputError(f"k = {k} is out of range: the data have {dim} features; choose 1 <= k <= {dim}")
-    if not 1 <= components <= dim:
-        raise InputError(f"--components {components} is out of range; choose 1 to {dim}")
+    problem.check_cardinality(k)
+    problem.check_cardinality(components, "--components")
     nonneg_modes = [bool(m) for m in nonneg_modes]
     chosen, skipped = choose_methods(methods, nonneg_modes)
     ks = parse_grid(path, dim) if path else []
