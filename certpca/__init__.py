@@ -2,7 +2,8 @@
 from . import datasets
 from .certify import Certificate, certify
 from .components import fit_components
-from .data import Dataset, load
+from .data import Dataset
+from .io import load
 from .errors import ConvergenceWarning, InputError
 from .paths import fit_path, parse_grid, path_table
 from .problem import Problem

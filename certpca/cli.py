@@ -117,7 +117,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 def _load(args):
-    from .data import load
+    from .io import load
     return load(args.data, transpose=args.transpose, covariance=args.covariance, na=args.na,
                 center=args.center, scale=args.scale, log2=args.log2)
 

@@ -540,45 +540,6 @@ def _prepare_covariance(ds: Dataset, *, scale: bool, log2: float | None) -> Data
     return replace(ds, matrix=C, feature_ids=feature_ids, preprocessing={**ds.preprocessing, **steps})
 
 
-# --------------------------------------------------------------------- load
-def load(
-    path_or_name: str | Path,
-    *,
-    transpose: bool = False,
-    covariance: bool = False,
-    na: str | None = None,
-    center: bool = True,
-    scale: bool = False,
-    log2: float | None = None,
-    labels: str | Path | None = None,
-) -> Dataset:
-    """Read a file or a bundled data set by name, attach labels, then :func:`prepare` it.
-
-    ``labels`` is a CSV with columns ``sample,label`` (or any first two
-    columns) matched to the data by sample id; bundled sets carry their own.
-    """
-    # Imported here: datasets builds on this module.
-    from certpca import datasets
-
-    path = Path(path_or_name)
-    if path.is_file():
-        ds = read(path, transpose=transpose, covariance=covariance, na=na)
-    elif str(path_or_name).lower() in datasets.names(include_aliases=True):
-        if transpose or na is not None:
-            raise InputError(f"bundled data set {path_or_name!r} is ready to use; drop --transpose and --na")
-        ds = datasets.raw(str(path_or_name))
-        if covariance and not ds.is_covariance:
-            raise InputError(f"bundled data set {path_or_name!r} holds samples, not a covariance; drop --covariance")
-    else:
-        raise InputError(
-            f"no file or bundled data set named {str(path_or_name)!r}; "
-            f"bundled: {', '.join(datasets.names())} (certpca data list)"
-        )
-    if labels is not None:
-        ds = with_labels(ds, read_labels(labels))
-    return prepare(ds, center=center, scale=scale, log2=log2)
-
-
 def read_labels(path: str | Path) -> pd.Series:
     """Class labels from a CSV: column ``sample`` and ``label``, or else its first two columns."""
     path = Path(path)

@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from certpca.data import Dataset, load, prepare, read
+from certpca.data import Dataset, prepare, read
+from certpca.io import load
 from certpca.errors import InputError
 
 PITPROPS = Path(__file__).resolve().parent.parent / "data" / "pitprops.csv"
@@ -456,7 +457,7 @@ def test_load_bundled_name():
 def test_load_bundled_refuses_transpose():
     with pytest.raises(InputError) as exc:
         load("pitprops", transpose=True)
-    assert "--transpose" in message(exc)
+    assert "transpose" in message(exc)
 
 
 

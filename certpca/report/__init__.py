@@ -16,7 +16,8 @@ def write_report(data, k: int, path, **options) -> dict:
     """Compute a run for ``data`` (a Dataset, bundled name or file) and write its HTML to ``path``."""
     from pathlib import Path
 
-    from certpca.data import Dataset, load
+    from certpca.data import Dataset
+    from certpca.io import load
     ds = data if isinstance(data, Dataset) else load(data)
     timings = options.pop("timings", False)
     run = compute_run(ds, k=k, **options)

@@ -1,0 +1,210 @@
+"""Loading input and writing output, the same way for every command and the Python API.
+
+Input: :func:`load` turns a file path or a bundled data set name into a prepared
+:class:`~certpca.data.Dataset` (labels from a file or from a column of the data).
+
+Output, one policy (README, "Files"):
+
+- an existing file is refused unless ``force`` is given;
+- an input of the same command is never written to, even with ``force``;
+- every destination is checked (folder exists and is writable) *before* any
+  computing starts;
+- all outputs of one command are written to temporary files beside their
+  destinations and renamed into place together at the end, with Ctrl-C held
+  back during the renames: an interrupt leaves either the old files or the new.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import tempfile
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pandas as pd
+
+from . import datasets
+from .data import Dataset, prepare, read, read_labels, with_labels
+from .errors import InputError
+
+
+# ------------------------------------------------------------------ input
+def load(
+    path_or_name: str | Path,
+    *,
+    transpose: bool = False,
+    covariance: bool = False,
+    na: str | None = None,
+    center: bool = True,
+    scale: bool = False,
+    log2: float | None = None,
+    labels: str | Path | None = None,
+) -> Dataset:
+    """Read a file or a bundled data set by name, attach labels, then :func:`~certpca.data.prepare` it.
+
+    ``labels`` is a CSV ``sample,label`` (or any first two columns) matched by
+    sample id, or the name of a column of a samples-as-rows CSV/TSV data file;
+    bundled sets carry their own labels.
+    """
+    path = Path(path_or_name)
+    name = str(path_or_name)
+    if path.is_dir():
+        raise InputError(f"{name} is a folder; give a data file or a bundled data set name")
+    label_column = labels is not None and not Path(labels).is_file() and path.is_file()
+    if path.is_file():
+        ds = _read_with_label_column(path, str(labels), transpose, covariance, na) if label_column \
+            else read(path, transpose=transpose, covariance=covariance, na=na)
+    elif name.lower() in datasets.names(include_aliases=True):
+        if transpose or na is not None:
+            raise InputError(f"bundled data set {name!r} is ready to use; drop transpose and na")
+        ds = datasets.raw(name)
+        if covariance and not ds.is_covariance:
+            raise InputError(f"bundled data set {name!r} holds samples, not a covariance; drop covariance")
+    else:
+        raise InputError(f"no file or bundled data set named {name!r}; "
+                         f"bundled: {', '.join(datasets.names())} (certpca data list)")
+    if labels is not None and not label_column:
+        ds = with_labels(ds, read_labels(labels))
+    return prepare(ds, center=center, scale=scale, log2=log2)
+
+
+def _read_with_label_column(path: Path, column: str, transpose: bool, covariance: bool,
+                            na: str | None) -> Dataset:
+    """Labels from a column of a samples × features text file; the other columns are the data."""
+    if transpose or covariance or path.suffix.lower() in (".npz", ".parquet"):
+        raise InputError(f"labels {column!r} is not a file; a label column works only for CSV/TSV "
+                         "files with samples as rows: give a labels file sample,label instead")
+    try:
+        frame = pd.read_csv(path, sep=None, engine="python", dtype=str, index_col=0)
+    except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as err:
+        raise InputError(f"cannot read {path}: {str(err).splitlines()[0]}") from None
+    if column not in frame.columns:
+        raise InputError(f"labels {column!r}: no such file and no such column in {path.name} "
+                         f"(columns start {', '.join(map(str, frame.columns[:5]))})")
+    found = frame.pop(column).str.strip()
+    found.index = found.index.astype(str).str.strip()
+    with tempfile.TemporaryDirectory() as tmp:   # the rest of the table goes through the one validated reader
+        rest = Path(tmp) / (path.stem.removesuffix(".csv").removesuffix(".tsv") + ".csv")
+        frame.to_csv(rest)
+        ds = read(rest, na=na)
+    return with_labels(ds, found.rename("label"))
+
+
+# ----------------------------------------------------------------- output
+class Outputs:
+    """The files one command writes, checked up front and put in place together.
+
+    Usage::
+
+        out = Outputs(force=args.force, inputs=[data_path])
+        html = out.claim(Path("report.html"), "report")   # checks now, before computing
+        ...compute...
+        with out.writing():
+            out.write(html, text)                        # to a temporary file
+        # all renamed into place here; on any error or Ctrl-C, no temporary file is left
+    """
+
+    def __init__(self, *, force: bool = False, inputs: Iterable[str | Path | None] = ()):
+        self.force = force
+        self._inputs = [Path(p).resolve() for p in inputs if p is not None and Path(p).is_file()]
+        self._claimed: dict[Path, str] = {}
+        self._staged: dict[Path, Path] = {}
+
+    def claim(self, path: str | Path, what: str = "output", *, flag: str = "") -> Path:
+        """Check that ``path`` may be written; raise InputError naming ``flag`` (or ``what``) if not."""
+        path = Path(path)
+        name = flag or what
+        target = path.resolve()
+        if any(target == p for p in self._inputs):
+            raise InputError(f"{name} {path} is an input of this command; choose another file name "
+                             "(inputs are never overwritten, even with force)")
+        if target in self._claimed:
+            raise InputError(f"{name} {path} is also the {self._claimed[target]}; give each output its own name")
+        if path.is_dir():
+            raise InputError(f"{name} {path} is a folder; give a file name")
+        if path.exists() and not self.force:
+            raise InputError(f"{name} {path} exists; pass --force to overwrite it or choose another name")
+        _check_folder(path.parent, name)
+        self._claimed[target] = what
+        return path
+
+    def claim_folder(self, folder: str | Path, names: Iterable[str], what: str = "tables",
+                     *, flag: str = "") -> list[Path]:
+        """Claim every file ``names`` inside ``folder`` (created now if missing)."""
+        folder = Path(folder)
+        if folder.exists() and not folder.is_dir():
+            raise InputError(f"{flag or what} {folder} is a file; give a folder")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise InputError(f"cannot create folder {folder} for {flag or what}: {err.strerror}; "
+                             "choose a writable place") from None
+        return [self.claim(folder / n, what, flag=flag) for n in names]
+
+    def write(self, path: str | Path, text: str) -> None:
+        """Stage ``text`` for a claimed ``path`` in a temporary file beside it."""
+        target = Path(path).resolve()
+        if target not in self._claimed:
+            raise RuntimeError(f"{path} was not claimed before writing")   # a programming error
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        self._staged[target] = Path(tmp)
+        with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
+            fh.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)   # mkstemp's 0600 would hide the file from other users
+
+    @contextmanager
+    def writing(self) -> Iterator[Outputs]:
+        """Stage inside the block; on success rename everything into place, else remove the staging."""
+        try:
+            yield self
+            with _interrupts_held():
+                for target, tmp in self._staged.items():
+                    os.replace(tmp, target)
+                self._staged.clear()
+        finally:
+            for tmp in self._staged.values():
+                tmp.unlink(missing_ok=True)
+            self._staged.clear()
+
+
+def write_atomically(path: str | Path, text: str, *, force: bool = False,
+                     inputs: Iterable[str | Path | None] = ()) -> Path:
+    """Write one file under the output policy (see :class:`Outputs`)."""
+    out = Outputs(force=force, inputs=inputs)
+    target = out.claim(path)
+    with out.writing():
+        out.write(target, text)
+    return target
+
+
+def _check_folder(folder: Path, name: str) -> None:
+    """The folder exists and a file can be created in it."""
+    folder = folder if str(folder) else Path(".")
+    if not folder.is_dir():
+        raise InputError(f"cannot write {name}: folder {folder} does not exist; create it first")
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as err:
+        raise InputError(f"cannot write {name} into {folder}: {err.strerror.lower()}; "
+                         "choose a writable folder") from None
+
+
+@contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """Defer Ctrl-C until the block ends (only possible in the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if caught:
+            raise KeyboardInterrupt
