@@ -1,13 +1,18 @@
-"""certpca: sparse and nonnegative sparse PCA with certificates of optimality."""
-from . import datasets
-from .certify import Certificate, certify
-from .components import fit_components
+"""certpca: sparse and nonnegative sparse PCA with certificates of optimality.
+
+The public API: :func:`fit`, :func:`certify`, :func:`path`, :func:`report`,
+:func:`load` and the results they return.  ``certpca.certify`` and
+``certpca.report`` are also the subpackages of those names (calling one calls
+its function).
+"""
+from . import certify, components, datasets, paths, report, validation
+from .certify import Certificate
 from .data import Dataset
-from .io import load
 from .errors import ConvergenceWarning, InputError
-from .paths import fit_path, parse_grid, path_table
+from .io import load
 from .problem import Problem
 from .results import Component, Fit
+from .version import __version__
 
 
 def _problem(data) -> tuple[Problem, dict]:
@@ -26,7 +31,7 @@ def fit(data, k: int, *, nonneg: bool = False, n_components: int = 1, method: st
     path (read and centred with :func:`load`'s defaults).
     """
     problem, info = _problem(data)
-    return fit_components(problem, k, n_components=n_components, method=method, nonneg=nonneg,
+    return components.fit_components(problem, k, n_components=n_components, method=method, nonneg=nonneg,
                           deflation=deflation, seed=seed, restarts=restarts, data=info, **options)
 
 
@@ -38,11 +43,10 @@ def path(data, ks="1:300:20", *, nonneg: bool = False, method: str = "em", seed:
     ``bounds`` (e.g. "lambda1,dabe") every point is certified.
     """
     problem, _ = _problem(data)
-    ks = parse_grid(ks, problem.dim) if isinstance(ks, str) else ks
-    comps = fit_path(problem, ks, method=method, nonneg=nonneg, seed=seed, restarts=restarts, **options)
-    return path_table(problem, comps, bounds=bounds, budget=budget)
+    comps = paths.fit_path(problem, validation.parse_grid(ks, problem.dim), method=method, nonneg=nonneg,
+                           seed=seed, restarts=restarts, **options)
+    return paths.path_table(problem, comps, bounds=bounds, budget=budget)
 
 
-__version__ = "0.1.0"
-__all__ = ["fit", "certify", "path", "Certificate", "load", "datasets", "Dataset", "Problem", "Fit",
-           "Component", "InputError", "ConvergenceWarning", "fit_components"]
+__all__ = ["fit", "certify", "path", "report", "load", "datasets", "Certificate", "Dataset", "Problem", "Fit",
+           "Component", "InputError", "ConvergenceWarning", "__version__"]

@@ -1,7 +1,9 @@
 """The ``certpca`` command line: ``main(argv)`` returns the exit code.
 
-Bad input is one line on stderr (``certpca: error: ...``) and exit code 2,
-with nothing written; warnings are one line each (``certpca: warning: ...``).
+Argument parsing only: every command loads through :mod:`certpca.io` and
+computes through the library.  Bad input is one line on stderr
+(``certpca: error: ...``) and exit code 2, with nothing written; warnings are
+one line each (``certpca: warning: ...``); Ctrl-C exits with 130.
 """
 from __future__ import annotations
 
@@ -9,15 +11,34 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 import warnings
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from . import __version__
+from .certify import REGISTRY as BOUNDS
+from .certify import certify_vector, parse_bounds
+from .components import fit_components
+from .datasets import table as datasets_table
 from .errors import InputError
+from .io import Outputs, load
+from .paths import fit_path, path_table
+from .report.commands import add_commands as add_report_commands
+from .reproduce import add_commands as add_reproduce_commands
+from .solvers import REGISTRY as SOLVERS
+from .solvers import solve
+from .validation import check_float, check_int, check_random_state, parse_grid
+from .version import __version__
+
+#: The flag of each library parameter, so a library message can speak the CLI's words.
+FLAGS = {
+    "k": "--k", "ks": "--k", "n_components": "--components", "method": "--method", "deflation": "--deflation",
+    "min_angle": "--min-angle", "seed": "--seed", "restarts": "--restarts", "bounds": "--bounds",
+    "budget": "--budget", "tol": "--tol", "threads": "--threads", "labels": "--labels", "na": "--na",
+    "log2": "--log2", "nonneg": "--nonneg", "transpose": "--transpose", "covariance": "--covariance",
+}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -46,7 +67,6 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--threads", type=int, default=1, metavar="N",
                         help="BLAS threads (default 1: the solvers' many small products slow down, "
                              "20x under load, when threads contend)")
-    from .report.commands import add_commands as add_report_commands
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     fit = sub.add_parser("fit", parents=[_data_options()], help="fit sparse principal components",
@@ -65,6 +85,7 @@ def _build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--no-renormalize", dest="renormalize", action="store_false",
                      help="keep the solver's weights instead of refitting them on the support")
     fit.add_argument("--out", type=Path, metavar="FILE", help="write the loadings as CSV (features x components)")
+    fit.add_argument("--force", action="store_true", help="overwrite an existing --out file (never an input)")
     fit.add_argument("--json", action="store_true", help="print one JSON object instead of the summary")
     fit.set_defaults(handler=_cmd_fit)
 
@@ -78,7 +99,7 @@ def _build_parser() -> argparse.ArgumentParser:
     cert.add_argument("--component", default="1", metavar="J",
                       help="which column of --loadings: a 1-based number or a column name (default 1)")
     cert.add_argument("--bounds", metavar="NAME,...", help="bounds to compute (default: all that apply; "
-                      "names: " + ", ".join(_bound_names()) + ")")
+                      "names: " + ", ".join(BOUNDS) + ")")
     cert.add_argument("--budget", type=float, metavar="SECONDS", help="start no new bound after this time")
     cert.add_argument("--tol", type=float, default=1e-6, help="relative gap counted as optimal (default 1e-6)")
     cert.add_argument("--seed", type=int, default=0, help="seed of the solver's random starts (default 0)")
@@ -89,7 +110,7 @@ def _build_parser() -> argparse.ArgumentParser:
                          description="The first component at every k of a grid, warm-started along the path.")
     pth.add_argument("--k", default="1:300:20", metavar="GRID",
                      help="FROM:TO (10 values) or FROM:TO:COUNT, geometrically spaced, or k1,k2,... "
-                          "(default 1:300:20; clipped to the number of features)")
+                          "(default 1:300:20; capped at the number of features)")
     pth.add_argument("--nonneg", action="store_true", help="nonnegative loadings")
     pth.add_argument("--method", default="em", help="solver (see 'certpca solvers'; default em)")
     pth.add_argument("--bounds", metavar="NAME,...", help="certify every point with these bounds "
@@ -97,6 +118,7 @@ def _build_parser() -> argparse.ArgumentParser:
     pth.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
     pth.add_argument("--restarts", type=int, default=10, help="random starts for nonnegative EM (default 10)")
     pth.add_argument("--out", type=Path, metavar="FILE", help="write the path table as CSV")
+    pth.add_argument("--force", action="store_true", help="overwrite an existing --out file (never an input)")
     pth.add_argument("--json", action="store_true", help="print one JSON object")
     pth.set_defaults(handler=_cmd_path)
 
@@ -111,51 +133,30 @@ def _build_parser() -> argparse.ArgumentParser:
     solvers.set_defaults(handler=_cmd_solvers)
 
     add_report_commands(sub, _data_options)
-    from .reproduce import add_commands as add_reproduce_commands
     add_reproduce_commands(sub)
     return parser
 
 
 def _load(args):
-    from .io import load
     return load(args.data, transpose=args.transpose, covariance=args.covariance, na=args.na,
                 center=args.center, scale=args.scale, log2=args.log2)
 
 
-def _check_writable(path: Path | None) -> None:
-    if path is not None and not path.parent.resolve().is_dir():
-        raise InputError(f"cannot write {path}: directory {path.parent} does not exist; create it first")
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    """Write via a temporary file in the same folder, so no half-written file is ever seen."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent.resolve(), prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", newline="") as fh:
-            fh.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 would hide the file from others
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def _cmd_fit(args) -> int:
-    from .components import fit_components
-    _check_writable(args.out)
-    if not 0 <= args.min_angle <= 90:
-        raise InputError(f"--min-angle {args.min_angle} is out of range; nonnegative components make angles of 0 to 90 degrees")
-    if args.restarts < 0:
-        raise InputError(f"--restarts {args.restarts} is negative; give 0 or more")
+    outputs = Outputs(force=args.force, inputs=[args.data])
+    if args.out is not None:
+        outputs.claim(args.out, "loadings", flag="--out")
+    check_float(args.min_angle, "min_angle", low=0, high=90)
+    check_int(args.restarts, "restarts", low=0)
+    check_random_state(args.seed)
     ds = _load(args)
     fit = fit_components(ds.problem(), args.k, n_components=args.components, method=args.method,
                          nonneg=args.nonneg, deflation=args.deflation, seed=args.seed,
                          restarts=args.restarts, renormalize=args.renormalize, min_angle=args.min_angle,
                          data=ds.describe())
     if args.out is not None:
-        _write_atomically(args.out, fit.rotation.rename_axis("feature").to_csv(float_format="%.17g"))
+        with outputs.writing():
+            outputs.write(args.out, fit.rotation.rename_axis("feature").to_csv(float_format="%.17g"))
     if args.json:
         print(json.dumps(fit.to_dict(), allow_nan=False))
     else:
@@ -171,14 +172,8 @@ def _cmd_fit(args) -> int:
     return 0
 
 
-def _bound_names() -> list[str]:
-    from .certify import REGISTRY
-    return list(REGISTRY)
-
-
 def _read_loadings(path: Path, column: str, feature_ids) -> tuple[np.ndarray, str]:
     """One column of a loadings CSV aligned to the data's features (absent ids are zeros)."""
-    import pandas as pd
     if not path.is_file():
         raise InputError(f"loadings file {path} not found; give the CSV that 'certpca fit --out' writes")
     try:
@@ -214,20 +209,19 @@ def _read_loadings(path: Path, column: str, feature_ids) -> tuple[np.ndarray, st
 
 def _best_component(problem, k, nonneg, seed):
     """certpca's best vector: the better of EM and thresholding."""
-    from .solvers import solve
-    rng = np.random.default_rng(seed)
+    rng = check_random_state(seed)
     found = [solve(problem, k, method=m, nonneg=nonneg, rng=rng) for m in ("em", "threshold")]
     return max(found, key=lambda c: c.variance)
 
 
 def _cmd_certify(args) -> int:
-    from .certify import certify_vector, parse_bounds
     bounds = parse_bounds(args.bounds) if args.bounds else None
-    if args.budget is not None and args.budget < 0:
-        raise InputError(f"--budget {args.budget} is negative; give seconds >= 0")
+    if args.budget is not None:
+        check_float(args.budget, "budget", low=0)
+    check_float(args.tol, "tol", low=0, high=1)
+    check_random_state(args.seed)
     ds = _load(args)
     problem = ds.problem()
-    problem.check_cardinality(args.k)
     if args.loadings is not None:
         w, source = _read_loadings(args.loadings, args.component, problem.feature_ids)
         source = f"{args.loadings}:{source}"
@@ -247,17 +241,20 @@ def _cmd_certify(args) -> int:
 
 
 def _cmd_path(args) -> int:
-    from .certify import parse_bounds
-    from .paths import fit_path, parse_grid, path_table
-    _check_writable(args.out)
+    outputs = Outputs(force=args.force, inputs=[args.data])
+    if args.out is not None:
+        outputs.claim(args.out, "path table", flag="--out")
     bounds = parse_bounds(args.bounds) if args.bounds else None
+    check_int(args.restarts, "restarts", low=0)
+    check_random_state(args.seed)
     ds = _load(args)
     problem = ds.problem()
     ks = parse_grid(args.k, problem.dim)
     comps = fit_path(problem, ks, method=args.method, nonneg=args.nonneg, seed=args.seed, restarts=args.restarts)
     table = path_table(problem, comps, bounds=bounds)
     if args.out is not None:
-        _write_atomically(args.out, table.to_csv(index=False, float_format="%.17g"))
+        with outputs.writing():
+            outputs.write(args.out, table.to_csv(index=False, float_format="%.17g"))
     if args.json:
         print(json.dumps({"data": ds.describe(), "method": args.method, "nonneg": args.nonneg,
                           "bounds": bounds, "lambda1": float(problem.eigenvalues()[0]),
@@ -271,8 +268,7 @@ def _cmd_path(args) -> int:
 
 
 def _cmd_data_list(args) -> int:
-    from .datasets import table
-    t = table()
+    t = datasets_table()
     if args.json:
         print(t.to_json(orient="records"))
     else:
@@ -281,9 +277,8 @@ def _cmd_data_list(args) -> int:
 
 
 def _cmd_solvers(args) -> int:
-    from .solvers import REGISTRY
     rows = [{"name": s.name, "sparse": s.sparse, "nonneg": s.nonneg, "signed": s.signed, "joint": s.joint,
-             "options": s.defaults, "reference": s.cite()} for s in REGISTRY.values()]
+             "options": s.defaults, "reference": s.cite()} for s in SOLVERS.values()]
     if args.json:
         print(json.dumps(rows))
     else:
@@ -305,12 +300,12 @@ def main(argv: list[str] | None = None) -> int:
         warnings.showwarning = _one_line_warning
         try:
             args = parser.parse_args(argv)
-            if args.threads < 1:
-                raise InputError(f"--threads {args.threads}: give 1 or more")
+            check_int(args.threads, "threads", low=1)
             with threadpool_limits(limits=args.threads):
                 return args.handler(args)
         except InputError as err:
-            print(f"certpca: error: {err}", file=sys.stderr)
+            message = err.renamed(FLAGS[err.param]) if err.param in FLAGS else str(err)
+            print(f"certpca: error: {message}", file=sys.stderr)
             return 2
         except BrokenPipeError:  # e.g. piped into head: not an error of ours
             sys.stdout = open(os.devnull, "w")

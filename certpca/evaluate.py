@@ -45,12 +45,14 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import nullcontext
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
+from threadpoolctl import threadpool_limits
+
+from certpca.components import fit_components
 from certpca.data import Dataset
 from certpca.errors import ConvergenceWarning, InputError
 
@@ -61,13 +63,8 @@ def _one_thread():
     """Run BLAS/LAPACK single-threaded inside: batches of tiny (72 × 72) problems.
 
     Measured on 2 busy cores: 12582 leave-one-out eigvalsh took 71–134 s with
-    OpenBLAS threads and 9–11 s with one.  threadpoolctl ships with
-    scikit-learn; without it this does nothing.
+    OpenBLAS threads and 9–11 s with one.
     """
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - depends on the environment
-        return nullcontext()
     return threadpool_limits(limits=1)
 
 __all__ = [
@@ -323,15 +320,13 @@ def ce_ranking(X) -> np.ndarray:
 def sparse_pc_selector(nonneg: bool = True, **fit_options) -> Selector:
     """Selector: the support of the first (nonnegative) sparse PC of cardinality ``size``.
 
-    Calls :func:`certpca.fit` on the dataset as given, with ``fit_options``
+    Fits the dataset as given (:func:`certpca.components.fit_components`), with ``fit_options``
     (``method``, ``seed``, ``restarts``, ...).  The support may hold fewer than
     ``size`` features when the data do not allow ``size`` nonzeros; the
     ``n_features`` column of :func:`gene_selection` records what was used.
     """
     def select(dataset: Dataset, size: int) -> list:
-        import certpca  # the public fit; imported late to avoid a cycle
-
-        fit = certpca.fit(dataset, k=int(size), nonneg=nonneg, **fit_options)
+        fit = fit_components(dataset.problem(), int(size), nonneg=nonneg, **fit_options)
         return fit.components[0].support
 
     select.__name__ = f"{'nonneg_' if nonneg else ''}sparse_pc"

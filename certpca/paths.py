@@ -13,10 +13,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .errors import InputError
+from .certify import certify_vector
 from .problem import Problem
 from .results import Component
 from .solvers import get, solve
+from .validation import check_cardinality, check_random_state
 
 
 def fit_path(problem: Problem, ks, *, method: str = "em", nonneg: bool = False, seed: int = 0,
@@ -28,10 +29,8 @@ def fit_path(problem: Problem, ks, *, method: str = "em", nonneg: bool = False, 
     ``refresh`` since they last ran (k = 1, 2, 3, 4, 5, 7, 9, 11, 14, ... for 1.25),
     so a warm start that drifted into a poor basin is caught within a few steps.
     """
-    ks = sorted(set(int(k) for k in ks))
-    if not ks or ks[0] < 1 or ks[-1] > problem.dim:
-        raise InputError(f"path cardinalities must lie in 1..{problem.dim}; got {ks[:1]}..{ks[-1:]}")
-    rng = np.random.default_rng(seed)
+    ks = [check_cardinality(k, problem.dim, "ks") for k in sorted(set(ks))]
+    rng = check_random_state(seed)
     solver = get(method)
     own = solver.starts(problem, nonneg, rng, restarts)
     deterministic = solver.starts(problem, nonneg, rng, 0)
@@ -49,40 +48,10 @@ def fit_path(problem: Problem, ks, *, method: str = "em", nonneg: bool = False, 
     return out
 
 
-def parse_grid(spec: str, dim: int, n: int = 10) -> list[int]:
-    """'1:300' → n geometrically spaced integers; 'a:b:n' → n of them; '5,10,20' → those.
-
-    Values are clipped to 1..dim (the number of features).
-    """
-    spec = str(spec).strip()
-    try:
-        if ":" in spec:
-            parts = [int(p) for p in spec.split(":")]
-            if len(parts) == 3:
-                lo, hi, n = parts
-            elif len(parts) == 2:
-                lo, hi = parts
-            else:
-                raise ValueError
-            if lo < 1 or hi < lo or n < 1:
-                raise ValueError
-            ks = np.unique(np.rint(np.geomspace(lo, hi, n)).astype(int)).tolist() if n > 1 else [hi]
-        else:
-            ks = sorted({int(p) for p in spec.split(",") if p.strip()})
-            if not ks or ks[0] < 1:
-                raise ValueError
-    except ValueError:
-        raise InputError(f"cannot read the grid {spec!r}; give FROM:TO, FROM:TO:COUNT or k1,k2,... "
-                         "with positive integers") from None
-    ks = sorted({min(k, dim) for k in ks})
-    return ks
-
-
 def path_table(problem: Problem, components: list[Component], *, bounds=None, budget: float | None = None,
                tol: float = 1e-6) -> pd.DataFrame:
     """One row per path point: k, variance, its share of λ1 and of the trace, cardinality,
     and with ``bounds`` the certificate (upper bound, winning bound, certified fraction)."""
-    from .certify import certify_vector
     lam1, trace = float(problem.eigenvalues()[0]), problem.trace
     rows = []
     for c in components:

@@ -75,7 +75,7 @@ def test_bad_file_content_writes_nothing(capsys, tmp_path):
     bad.write_text("id,a,b\ns1,1,x\ns2,2,3\ns3,4,5\n")
     target = tmp_path / "out.csv"
     target.write_text("keep me")
-    code, out, err = run(capsys, "fit", str(bad), "--k", "1", "--out", str(target))
+    code, out, err = run(capsys, "fit", str(bad), "--k", "1", "--out", str(target), "--force")
     assert code == 2 and "non-numeric" in err
     assert target.read_text() == "keep me"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.csv", "out.csv"]

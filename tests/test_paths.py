@@ -45,12 +45,13 @@ def test_path_table_certifies_every_point():
 def test_grid_syntax():
     import pytest
     from certpca.errors import InputError
-    from certpca.paths import parse_grid
+    from certpca.validation import parse_grid
     assert parse_grid("5,1,3", 10) == [1, 3, 5]
     assert parse_grid("1:100:3", 1000) == [1, 10, 100]
     assert parse_grid("1:500:2", 50) == [1, 50]          # clipped to the number of features
-    for bad in ("0:5", "5:1", "a,b", "1:2:3:4", ""):
-        with pytest.raises(InputError, match="cannot read the grid"):
+    for bad, message in (("0:5", "FROM >= 1"), ("5:1", "runs backwards; give FROM:TO with FROM <= TO, e.g. 1:5"),
+                         ("a,b", "cannot be read"), ("1:2:3:4", "cannot be read"), ("", "is empty")):
+        with pytest.raises(InputError, match=message):
             parse_grid(bad, 10)
 
 

@@ -6,6 +6,7 @@ import numpy as np
 from certpca.certify.bounds import Bound, NotApplicable
 from certpca.certify.certificate import REGISTRY, Certificate, certify_vector, parse_bounds
 from certpca.certify.exact import ExactResult, exact
+from certpca.callable_module import make_callable
 from certpca.errors import InputError
 from certpca.results import Component, Fit
 
@@ -37,6 +38,8 @@ def certify(obj, *, problem=None, k: int | None = None, nonneg: bool | None = No
         fit.certificates.append(cert)
     return cert
 
+
+make_callable(__name__, certify)
 
 __all__ = ["Bound", "NotApplicable", "REGISTRY", "Certificate", "certify", "certify_vector",
            "parse_bounds", "ExactResult", "exact"]

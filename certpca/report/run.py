@@ -26,13 +26,14 @@ from dataclasses import replace
 
 import numpy as np
 
-from certpca import __version__
+from certpca.version import __version__
 from certpca.certify import REGISTRY as BOUNDS
 from certpca.certify import certify_vector, parse_bounds
 from certpca.components import fit_components
 from certpca.data import Dataset
 from certpca.errors import InputError
-from certpca.paths import fit_path, parse_grid
+from certpca.paths import fit_path
+from certpca.validation import parse_grid
 from certpca.results import jsonable
 from certpca.solvers import REGISTRY as SOLVERS
 

@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 from ..errors import InputError
+from ..version import __version__
 from .common import Result, Settings, _plt, _published_table
 from .asteris2014 import ASTERIS, asteris2014_fig4_6
 from .gpower_speed import SLIDES, gpower_speed
@@ -105,7 +106,6 @@ def reproduce(names=(), out="reports/reproduce", *, quick=False, seed=0, force=F
 def _versions() -> str:
     import importlib.metadata as md
 
-    from certpca import __version__
     parts = [f"certpca {__version__}", f"Python {platform.python_version()}"]
     for pkg in ("numpy", "scipy", "matplotlib", "cvxpy", "scikit-learn"):
         try:
