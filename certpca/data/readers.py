@@ -1,90 +1,31 @@
-"""Reading, validating and preprocessing input data.
+"""Readers: CSV/TSV (optionally gzipped), parquet and npz files, validated into a Dataset.
 
-Everything a user can hand to certpca passes through here once: a table of
-samples × features (CSV/TSV, optionally gzipped, parquet or npz), a
-covariance or correlation matrix, or a bundled data set by name.  Problems
-are reported as :class:`~certpca.errors.InputError` with a one-line message
-that names the problem and the fix, so the rest of the package can assume a
-finite float matrix with unique string ids.
+Problems are :class:`~certpca.errors.InputError` with a one-line message naming
+the problem and the fix, so the rest of the package can assume a finite float
+matrix with unique string ids.
 """
 from __future__ import annotations
 
 import csv
 import gzip
-import warnings
 import zipfile
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from certpca.errors import InputError
-from certpca.problem import Problem
+
+from .dataset import Dataset, check_ids, pixel_ids, some_ids
 
 NA_OPTIONS = ("drop-rows", "drop-cols", "mean")
 # Cell texts read as missing values (compared in lower case).
 _MISSING_TOKENS = frozenset({"", "na", "nan", "n/a", "#n/a", "null", "none", "?"})
 _DELIMITERS = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
 _SNIFF_CANDIDATES = ("\t", ",", ";", "|")
-_SHOW = 5  # how many ids an error message names before "..."
 SYMMETRY_RTOL = 1e-8
 PSD_RTOL = 1e-8
-
-
-@dataclass(frozen=True, eq=False)
-class Dataset:
-    """A validated data matrix with its ids, labels and preprocessing record.
-
-    ``matrix`` is samples × features, or D × D when ``is_covariance``.  It is
-    read-only: :func:`prepare` and the readers build new datasets instead.
-    """
-
-    name: str
-    matrix: np.ndarray
-    feature_ids: pd.Index
-    sample_ids: pd.Index | None
-    labels: pd.Series | None
-    is_covariance: bool = False
-    source: str = ""
-    preprocessing: dict = field(default_factory=dict)
-    image_shape: tuple[int, int] | None = None
-
-    def __post_init__(self) -> None:
-        matrix = np.array(self.matrix, dtype=float)
-        matrix.flags.writeable = False
-        object.__setattr__(self, "matrix", matrix)
-
-    @property
-    def shape(self) -> tuple[int, int]:
-        return self.matrix.shape
-
-    @property
-    def n_samples(self) -> int | None:
-        """Number of samples (None for a covariance, whose n is not recorded)."""
-        return None if self.is_covariance else self.matrix.shape[0]
-
-    @property
-    def n_features(self) -> int:
-        return self.matrix.shape[1]
-
-    def problem(self) -> Problem:
-        """The covariance operator: ``XᵀX/(N-1)`` of the matrix as prepared, or the covariance itself."""
-        if self.is_covariance:
-            return Problem.from_covariance(self.matrix, self.feature_ids)
-        return Problem.from_data(self.matrix, self.feature_ids)
-
-    def describe(self) -> dict:
-        """What a result records about its data (JSON-able)."""
-        return {"name": self.name, "source": self.source, "n_samples": self.n_samples,
-                "n_features": self.n_features, "is_covariance": self.is_covariance,
-                "labelled": self.labels is not None, "preprocessing": dict(self.preprocessing)}
-
-    def __repr__(self) -> str:
-        kind = "covariance" if self.is_covariance else "samples × features"
-        rows, cols = self.shape
-        labelled = ", labelled" if self.labels is not None else ""
-        return f"<Dataset {self.name!r}: {rows} × {cols} {kind}{labelled}>"
 
 
 # --------------------------------------------------------------------- read
@@ -286,7 +227,7 @@ def _parse_parquet(path: Path) -> _Table:
     non_numeric = [c for c, t in zip(col_ids, frame.dtypes) if not pd.api.types.is_numeric_dtype(t)]
     if non_numeric:
         raise InputError(
-            f"{path.name}: {len(non_numeric)} non-numeric columns ({_some(non_numeric)}); "
+            f"{path.name}: {len(non_numeric)} non-numeric columns ({some_ids(non_numeric)}); "
             "drop them or convert them to numbers"
         )
     return _Table(frame.to_numpy(dtype=float, na_value=np.nan), row_ids, col_ids)
@@ -332,7 +273,7 @@ def _npz_key(content: dict[str, np.ndarray], key: str | None, path: Path) -> str
     two_d = [name for name, arr in content.items() if arr.ndim == 2]
     if key is not None:
         if key not in two_d:
-            raise InputError(f"{path.name} has no 2-D array {key!r}; its 2-D arrays: {_some(two_d)}")
+            raise InputError(f"{path.name} has no 2-D array {key!r}; its 2-D arrays: {some_ids(two_d)}")
         return key
     for name in ("X", "data"):
         if name in two_d:
@@ -341,42 +282,15 @@ def _npz_key(content: dict[str, np.ndarray], key: str | None, path: Path) -> str
         return two_d[0]
     if not two_d:
         raise InputError(f"{path.name} holds no 2-D array; store the data matrix as X")
-    raise InputError(f"{path.name} holds several 2-D arrays ({_some(two_d)}); name the data array X")
+    raise InputError(f"{path.name} holds several 2-D arrays ({some_ids(two_d)}); name the data array X")
 
-
-def pixel_ids(image_shape: tuple[int, int]) -> list[str]:
-    """Row-major pixel ids ``r01c01, r01c02, ...`` for an image of the given shape."""
-    rows, cols = image_shape
-    return [f"r{r + 1:02d}c{c + 1:02d}" for r in range(rows) for c in range(cols)]
-
-
-def _some(items, k: int = _SHOW) -> str:
-    """The first few items joined, with '...' when there are more."""
-    items = [str(i) for i in items]
-    return ", ".join(items[:k]) + (", ..." if len(items) > k else "")
-
-
-def _check_unique(ids: list[str], what: str, fix: str) -> None:
-    index = pd.Index(ids)
-    if not index.is_unique:
-        dup = index[index.duplicated()].unique()
-        raise InputError(f"{len(dup)} duplicate {what} ({_some(dup)}); {fix}")
-
-
-def _check_ids(feature_ids: list[str], sample_ids: list[str] | None) -> None:
-    empty = [j + 1 for j, f in enumerate(feature_ids) if f == ""]
-    if empty:
-        raise InputError(f"{len(empty)} features have no name (feature {_some(empty)}); name every feature")
-    _check_unique(feature_ids, "feature ids", "make the feature names unique")
-    if sample_ids is not None:
-        _check_unique(sample_ids, "sample ids", "make the sample ids unique")
 
 
 def _sample_dataset(table: _Table, path: Path, *, transpose: bool, na: str | None) -> Dataset:
     values, sample_ids, feature_ids = table.values, table.row_ids, table.col_ids
     if transpose:
         values, sample_ids, feature_ids = values.T, feature_ids, sample_ids
-    _check_ids(feature_ids, sample_ids)
+    check_ids(feature_ids, sample_ids)
     values, sample_ids, feature_ids, na_record = _handle_missing(values, sample_ids, feature_ids, na)
     if len(sample_ids) < 2:
         hint = "; did you mean --transpose?" if not transpose and len(feature_ids) >= 2 else ""
@@ -404,8 +318,8 @@ def _handle_missing(
     n_bad = int(bad.sum())
     if na is None:
         raise InputError(
-            f"{n_bad} missing or infinite values in {len(rows)} samples ({_some(np.take(sample_ids, rows))}) "
-            f"and {len(cols)} features ({_some(np.take(feature_ids, cols))}); "
+            f"{n_bad} missing or infinite values in {len(rows)} samples ({some_ids(np.take(sample_ids, rows))}) "
+            f"and {len(cols)} features ({some_ids(np.take(feature_ids, cols))}); "
             "--na drop-rows|drop-cols|mean handles them"
         )
     record = {"method": na, "cells": n_bad}
@@ -425,7 +339,7 @@ def _handle_missing(
     empty = np.flatnonzero(bad.all(axis=0))
     if empty.size:
         raise InputError(
-            f"{empty.size} features have no finite value ({_some(np.take(feature_ids, empty))}) "
+            f"{empty.size} features have no finite value ({some_ids(np.take(feature_ids, empty))}) "
             "so --na mean cannot fill them; use --na drop-cols"
         )
     means = np.nanmean(values, axis=0)
@@ -439,12 +353,12 @@ def _covariance_dataset(table: _Table, path: Path) -> Dataset:
             f"covariance in {path.name} is not square ({C.shape[0]} rows × {C.shape[1]} columns); "
             "give a D × D matrix or drop --covariance"
         )
-    _check_ids(col_ids, row_ids)
+    check_ids(col_ids, row_ids)
     if row_ids != col_ids:
         if set(row_ids) != set(col_ids):
             extra = [r for r in row_ids if r not in set(col_ids)]
             raise InputError(
-                f"covariance row ids do not match its column names ({_some(extra)}); "
+                f"covariance row ids do not match its column names ({some_ids(extra)}); "
                 "use the same names, or write no id column"
             )
         C = C[[row_ids.index(c) for c in col_ids]]
@@ -482,93 +396,3 @@ def _check_covariance(C: np.ndarray, ids: list[str]) -> None:
         )
 
 
-# ------------------------------------------------------------------ prepare
-def prepare(ds: Dataset, *, center: bool = True, scale: bool = False, log2: float | None = None) -> Dataset:
-    """Transform raw values for PCA and record every step in ``preprocessing``.
-
-    Steps, in order: ``log2(max(x, log2))`` (a floor, for expression data);
-    dropping constant features (a warning; an error with ``scale`` since it
-    would divide by zero); centring each feature; dividing each feature by its
-    sample standard deviation (ddof=1).  For a covariance, ``scale`` gives the
-    correlation matrix and ``center`` does nothing.
-    """
-    if log2 is not None and not log2 > 0:
-        raise InputError(f"--log2 floor must be positive (got {log2}); e.g. --log2 20 for microarray signals")
-    if ds.is_covariance:
-        return _prepare_covariance(ds, scale=scale, log2=log2)
-    X = np.array(ds.matrix)
-    if log2 is not None:
-        X = np.log2(np.maximum(X, log2))
-    keep = _keep_nonconstant(ds.feature_ids, np.ptp(X, axis=0) > 0, scale)
-    X, feature_ids = X[:, keep], ds.feature_ids[keep]
-    if center:
-        X = X - X.mean(axis=0)
-    if scale:
-        X = X / X.std(axis=0, ddof=1)
-    dropped = [str(f) for f in ds.feature_ids[~keep]]
-    steps = {"center": center, "scale": scale, "log2_floor": log2, "dropped_constant": dropped}
-    return replace(ds, matrix=X, feature_ids=feature_ids, preprocessing={**ds.preprocessing, **steps})
-
-
-def _keep_nonconstant(feature_ids: pd.Index, varies: np.ndarray, scale: bool) -> np.ndarray:
-    """Mask of features to keep; constant ones are dropped with a warning, or refused when scaling."""
-    if varies.all():
-        return varies
-    dropped = [str(f) for f in feature_ids[~varies]]
-    if scale:
-        raise InputError(
-            f"{len(dropped)} constant features ({_some(dropped)}) cannot be scaled to unit variance; "
-            "remove them or do not scale"
-        )
-    if not varies.any():
-        raise InputError("every feature is constant; there is no variance to analyse")
-    warnings.warn(f"dropped {len(dropped)} constant features (zero variance): {_some(dropped)}", stacklevel=3)
-    return varies
-
-
-def _prepare_covariance(ds: Dataset, *, scale: bool, log2: float | None) -> Dataset:
-    if log2 is not None:
-        raise InputError("--log2 cannot be applied to a covariance matrix; apply it to the data or drop it")
-    keep = _keep_nonconstant(ds.feature_ids, np.diag(ds.matrix) > 0, scale)
-    C, feature_ids = ds.matrix[np.ix_(keep, keep)], ds.feature_ids[keep]
-    if scale:
-        d = 1 / np.sqrt(np.diag(C))
-        C = C * d[:, None] * d[None, :]
-        np.fill_diagonal(C, 1.0)
-    dropped = [str(f) for f in ds.feature_ids[~keep]]
-    steps = {"center": False, "scale": scale, "log2_floor": None, "dropped_constant": dropped}
-    return replace(ds, matrix=C, feature_ids=feature_ids, preprocessing={**ds.preprocessing, **steps})
-
-
-def read_labels(path: str | Path) -> pd.Series:
-    """Class labels from a CSV: column ``sample`` and ``label``, or else its first two columns."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(f"labels file not found: {path}; check the path")
-    try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, sep=None, engine="python")
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise InputError(
-            f"cannot read labels file {path.name} ({exc.__class__.__name__}); give a CSV sample,label"
-        ) from None
-    if {"sample", "label"} <= set(frame.columns):
-        frame = frame[["sample", "label"]]
-    elif frame.shape[1] >= 2:
-        frame = frame.iloc[:, :2]
-    else:
-        raise InputError(f"labels file {path.name} needs two columns (sample,label); it has {frame.shape[1]}")
-    ids = [s.strip() for s in frame.iloc[:, 0]]
-    _check_unique(ids, "sample ids in the labels file", "give one label per sample")
-    return pd.Series(frame.iloc[:, 1].str.strip().to_numpy(), index=pd.Index(ids), name="label")
-
-
-def with_labels(ds: Dataset, labels: pd.Series) -> Dataset:
-    """Attach labels aligned to the dataset's sample ids (extra ids in ``labels`` are ignored)."""
-    if ds.sample_ids is None:
-        raise InputError("a covariance matrix has no samples to label; drop the labels")
-    missing = ds.sample_ids.difference(labels.index, sort=False)
-    if len(missing):
-        raise InputError(
-            f"labels missing for {len(missing)} sample ids ({_some(missing)}); add them to the labels file"
-        )
-    return replace(ds, labels=labels.reindex(ds.sample_ids).rename("label"))

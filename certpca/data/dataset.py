@@ -1,0 +1,97 @@
+"""The Dataset: a validated matrix with its ids, labels and preprocessing record, and the id checks."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from certpca.errors import InputError
+from certpca.problem import Problem
+
+SHOW_IDS = 5  # how many ids an error message names before "..."
+
+
+@dataclass(frozen=True, eq=False)
+class Dataset:
+    """A validated data matrix with its ids, labels and preprocessing record.
+
+    ``matrix`` is samples × features, or D × D when ``is_covariance``.  It is
+    read-only: :func:`prepare` and the readers build new datasets instead.
+    """
+
+    name: str
+    matrix: np.ndarray
+    feature_ids: pd.Index
+    sample_ids: pd.Index | None
+    labels: pd.Series | None
+    is_covariance: bool = False
+    source: str = ""
+    preprocessing: dict = field(default_factory=dict)
+    image_shape: tuple[int, int] | None = None
+
+    def __post_init__(self) -> None:
+        matrix = np.array(self.matrix, dtype=float)
+        matrix.flags.writeable = False
+        object.__setattr__(self, "matrix", matrix)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.matrix.shape
+
+    @property
+    def n_samples(self) -> int | None:
+        """Number of samples (None for a covariance, whose n is not recorded)."""
+        return None if self.is_covariance else self.matrix.shape[0]
+
+    @property
+    def n_features(self) -> int:
+        return self.matrix.shape[1]
+
+    def problem(self) -> Problem:
+        """The covariance operator: ``XᵀX/(N-1)`` of the matrix as prepared, or the covariance itself."""
+        if self.is_covariance:
+            return Problem.from_covariance(self.matrix, self.feature_ids)
+        return Problem.from_data(self.matrix, self.feature_ids)
+
+    def describe(self) -> dict:
+        """What a result records about its data (JSON-able)."""
+        return {"name": self.name, "source": self.source, "n_samples": self.n_samples,
+                "n_features": self.n_features, "is_covariance": self.is_covariance,
+                "labelled": self.labels is not None, "preprocessing": dict(self.preprocessing)}
+
+    def __repr__(self) -> str:
+        kind = "covariance" if self.is_covariance else "samples × features"
+        rows, cols = self.shape
+        labelled = ", labelled" if self.labels is not None else ""
+        return f"<Dataset {self.name!r}: {rows} × {cols} {kind}{labelled}>"
+
+
+
+def pixel_ids(image_shape: tuple[int, int]) -> list[str]:
+    """Row-major pixel ids ``r01c01, r01c02, ...`` for an image of the given shape."""
+    rows, cols = image_shape
+    return [f"r{r + 1:02d}c{c + 1:02d}" for r in range(rows) for c in range(cols)]
+
+
+def some_ids(items, k: int = SHOW_IDS) -> str:
+    """The first few items joined, with '...' when there are more."""
+    items = [str(i) for i in items]
+    return ", ".join(items[:k]) + (", ..." if len(items) > k else "")
+
+
+def check_unique_ids(ids: list[str], what: str, fix: str) -> None:
+    index = pd.Index(ids)
+    if not index.is_unique:
+        dup = index[index.duplicated()].unique()
+        raise InputError(f"{len(dup)} duplicate {what} ({some_ids(dup)}); {fix}")
+
+
+def check_ids(feature_ids: list[str], sample_ids: list[str] | None) -> None:
+    empty = [j + 1 for j, f in enumerate(feature_ids) if f == ""]
+    if empty:
+        raise InputError(f"{len(empty)} features have no name (feature {some_ids(empty)}); name every feature")
+    check_unique_ids(feature_ids, "feature ids", "make the feature names unique")
+    if sample_ids is not None:
+        check_unique_ids(sample_ids, "sample ids", "make the sample ids unique")
+

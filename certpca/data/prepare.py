@@ -1,0 +1,105 @@
+"""Preprocessing (log floor, constant features, centring, scaling) and class labels."""
+from __future__ import annotations
+
+import warnings
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from certpca.errors import InputError
+
+from .dataset import Dataset, check_unique_ids, some_ids
+
+
+# ------------------------------------------------------------------ prepare
+def prepare(ds: Dataset, *, center: bool = True, scale: bool = False, log2: float | None = None) -> Dataset:
+    """Transform raw values for PCA and record every step in ``preprocessing``.
+
+    Steps, in order: ``log2(max(x, log2))`` (a floor, for expression data);
+    dropping constant features (a warning; an error with ``scale`` since it
+    would divide by zero); centring each feature; dividing each feature by its
+    sample standard deviation (ddof=1).  For a covariance, ``scale`` gives the
+    correlation matrix and ``center`` does nothing.
+    """
+    if log2 is not None and not log2 > 0:
+        raise InputError(f"--log2 floor must be positive (got {log2}); e.g. --log2 20 for microarray signals")
+    if ds.is_covariance:
+        return _prepare_covariance(ds, scale=scale, log2=log2)
+    X = np.array(ds.matrix)
+    if log2 is not None:
+        X = np.log2(np.maximum(X, log2))
+    keep = _keep_nonconstant(ds.feature_ids, np.ptp(X, axis=0) > 0, scale)
+    X, feature_ids = X[:, keep], ds.feature_ids[keep]
+    if center:
+        X = X - X.mean(axis=0)
+    if scale:
+        X = X / X.std(axis=0, ddof=1)
+    dropped = [str(f) for f in ds.feature_ids[~keep]]
+    steps = {"center": center, "scale": scale, "log2_floor": log2, "dropped_constant": dropped}
+    return replace(ds, matrix=X, feature_ids=feature_ids, preprocessing={**ds.preprocessing, **steps})
+
+
+def _keep_nonconstant(feature_ids: pd.Index, varies: np.ndarray, scale: bool) -> np.ndarray:
+    """Mask of features to keep; constant ones are dropped with a warning, or refused when scaling."""
+    if varies.all():
+        return varies
+    dropped = [str(f) for f in feature_ids[~varies]]
+    if scale:
+        raise InputError(
+            f"{len(dropped)} constant features ({some_ids(dropped)}) cannot be scaled to unit variance; "
+            "remove them or do not scale"
+        )
+    if not varies.any():
+        raise InputError("every feature is constant; there is no variance to analyse")
+    warnings.warn(f"dropped {len(dropped)} constant features (zero variance): {some_ids(dropped)}", stacklevel=3)
+    return varies
+
+
+def _prepare_covariance(ds: Dataset, *, scale: bool, log2: float | None) -> Dataset:
+    if log2 is not None:
+        raise InputError("--log2 cannot be applied to a covariance matrix; apply it to the data or drop it")
+    keep = _keep_nonconstant(ds.feature_ids, np.diag(ds.matrix) > 0, scale)
+    C, feature_ids = ds.matrix[np.ix_(keep, keep)], ds.feature_ids[keep]
+    if scale:
+        d = 1 / np.sqrt(np.diag(C))
+        C = C * d[:, None] * d[None, :]
+        np.fill_diagonal(C, 1.0)
+    dropped = [str(f) for f in ds.feature_ids[~keep]]
+    steps = {"center": False, "scale": scale, "log2_floor": None, "dropped_constant": dropped}
+    return replace(ds, matrix=C, feature_ids=feature_ids, preprocessing={**ds.preprocessing, **steps})
+
+
+def read_labels(path: str | Path) -> pd.Series:
+    """Class labels from a CSV: column ``sample`` and ``label``, or else its first two columns."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"labels file not found: {path}; check the path")
+    try:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False, sep=None, engine="python")
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise InputError(
+            f"cannot read labels file {path.name} ({exc.__class__.__name__}); give a CSV sample,label"
+        ) from None
+    if {"sample", "label"} <= set(frame.columns):
+        frame = frame[["sample", "label"]]
+    elif frame.shape[1] >= 2:
+        frame = frame.iloc[:, :2]
+    else:
+        raise InputError(f"labels file {path.name} needs two columns (sample,label); it has {frame.shape[1]}")
+    ids = [s.strip() for s in frame.iloc[:, 0]]
+    check_unique_ids(ids, "sample ids in the labels file", "give one label per sample")
+    return pd.Series(frame.iloc[:, 1].str.strip().to_numpy(), index=pd.Index(ids), name="label")
+
+
+def with_labels(ds: Dataset, labels: pd.Series) -> Dataset:
+    """Attach labels aligned to the dataset's sample ids (extra ids in ``labels`` are ignored)."""
+    if ds.sample_ids is None:
+        raise InputError("a covariance matrix has no samples to label; drop the labels")
+    missing = ds.sample_ids.difference(labels.index, sort=False)
+    if len(missing):
+        raise InputError(
+            f"labels missing for {len(missing)} sample ids ({some_ids(missing)}); add them to the labels file"
+        )
+    return replace(ds, labels=labels.reindex(ds.sample_ids).rename("label"))
