@@ -4,48 +4,48 @@ The public API: :func:`fit`, :func:`certify`, :func:`path`, :func:`report`,
 :func:`load` and the results they return.  ``certpca.certify`` and
 ``certpca.report`` are also the subpackages of those names (calling one calls
 its function).
+
+Names load on first use (PEP 562 ``__getattr__``): ``import certpca`` stays
+instant, and the command line can catch Ctrl-C while numpy, scipy and cvxpy load.
 """
-from . import certify, components, datasets, paths, report, validation
-from .certify import Certificate
-from .data import Dataset
-from .errors import ConvergenceWarning, InputError
-from .io import load
-from .problem import Problem
-from .results import Component, Fit
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
 from .version import __version__
 
+if TYPE_CHECKING:
+    from . import certify, datasets, report
+    from .api import fit, path
+    from .certify import Certificate
+    from .data import Dataset
+    from .errors import ConvergenceWarning, InputError
+    from .io import load
+    from .problem import Problem
+    from .results import Component, Fit
 
-def _problem(data) -> tuple[Problem, dict]:
-    """The covariance operator and data description of a Dataset, Problem, bundled name or path."""
-    if isinstance(data, Problem):
-        return data, {"name": "problem", "n_samples": None, "n_features": data.dim}
-    ds = data if isinstance(data, Dataset) else load(data)
-    return ds.problem(), ds.describe()
-
-
-def fit(data, k: int, *, nonneg: bool = False, n_components: int = 1, method: str = "em",
-        deflation: str = "projection", seed: int = 0, restarts: int = 10, **options) -> Fit:
-    """Fit sparse (``nonneg=True``: nonnegative sparse) principal components.
-
-    ``data`` is a :class:`Dataset`, a :class:`Problem`, a bundled data set name or a
-    path (read and centred with :func:`load`'s defaults).
-    """
-    problem, info = _problem(data)
-    return components.fit_components(problem, k, n_components=n_components, method=method, nonneg=nonneg,
-                          deflation=deflation, seed=seed, restarts=restarts, data=info, **options)
+#: public name -> the module that defines it
+_HOMES = {
+    "fit": "api", "path": "api", "load": "io", "Certificate": "certify", "Dataset": "data",
+    "Problem": "problem", "Fit": "results", "Component": "results", "InputError": "errors",
+    "ConvergenceWarning": "errors",
+}
+_SUBPACKAGES = ("certify", "report", "datasets")
 
 
-def path(data, ks="1:300:20", *, nonneg: bool = False, method: str = "em", seed: int = 0,
-         restarts: int = 10, bounds=None, budget: float | None = None, **options):
-    """The variance–cardinality path as a DataFrame: one first component per k.
+def __getattr__(name: str):
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f"{__name__}.{name}")
+    if name in _HOMES:
+        value = getattr(importlib.import_module(f"{__name__}.{_HOMES[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-    ``ks`` is a list or a grid ("FROM:TO[:COUNT]" geometric, or "k1,k2,..."); with
-    ``bounds`` (e.g. "lambda1,dabe") every point is certified.
-    """
-    problem, _ = _problem(data)
-    comps = paths.fit_path(problem, validation.parse_grid(ks, problem.dim), method=method, nonneg=nonneg,
-                           seed=seed, restarts=restarts, **options)
-    return paths.path_table(problem, comps, bounds=bounds, budget=budget)
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_HOMES, *_SUBPACKAGES])
 
 
 __all__ = ["fit", "certify", "path", "report", "load", "datasets", "Certificate", "Dataset", "Problem", "Fit",

@@ -64,6 +64,7 @@ def _data_options() -> argparse.ArgumentParser:
 def _build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="certpca", description="Sparse and nonnegative sparse PCA with certificates.")
     parser.add_argument("--version", action="version", version=f"certpca {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an internal error")
     parser.add_argument("--threads", type=int, default=1, metavar="N",
                         help="BLAS threads (default 1: the solvers' many small products slow down, "
                              "20x under load, when threads contend)")
@@ -294,7 +295,8 @@ def _one_line_warning(message, category, filename, lineno, file=None, line=None)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit code (0 ok, 2 bad input)."""
+    """Run the command line; returns the exit code (0 ok, 1 internal error, 2 bad input, 130 interrupted)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
     parser = _build_parser()
     with warnings.catch_warnings():
         warnings.showwarning = _one_line_warning
@@ -313,6 +315,13 @@ def main(argv: list[str] | None = None) -> int:
         except KeyboardInterrupt:
             print("certpca: interrupted", file=sys.stderr)
             return 130
+        except Exception as err:   # last resort: a bug of ours, in one line unless --debug
+            if "--debug" in argv:
+                raise
+            first = str(err).splitlines()[0] if str(err) else ""
+            print(f"certpca: internal error: {type(err).__name__}: {first}; please report this with the "
+                  "command (--debug shows the traceback)", file=sys.stderr)
+            return 1
 
 
 if __name__ == "__main__":

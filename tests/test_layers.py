@@ -24,7 +24,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("certpca.components", "certpca.paths"),
     ("certpca.evaluate",),
     ("certpca.report", "certpca.reproduce"),
-    ("certpca.estimator", "certpca"),       # the public API: the package's __init__
+    ("certpca.api", "certpca.estimator", "certpca"),   # the public API and the package's __init__
     ("certpca.cli", "certpca.__main__"),
 ]
 
