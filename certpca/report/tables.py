@@ -50,6 +50,7 @@ class Table:
 
     def to_html(self) -> str:
         styler = self.display.style.hide(axis="index")
+        styler.format(escape="html").format_index(escape="html", axis=1)   # ids come from the user's file
         styler.set_uuid(self.name)
         html = styler.to_html(exclude_styles=True, doctype_html=False)   # no ids, no style block
         return html.replace("<table>", '<table class="tbl">', 1)          # (exclude_styles drops attributes)
@@ -91,8 +92,16 @@ def _numeric(frame: pd.DataFrame, column) -> bool:
     return pd.api.types.is_numeric_dtype(frame[column]) and not pd.api.types.is_bool_dtype(frame[column])
 
 
+#: Markdown specials (backslash first) and the HTML a Markdown renderer would pass through.
+_MD_ESCAPES = (("\\", "\\\\"), ("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("|", "\\|"), ("*", "\\*"),
+               ("_", "\\_"), ("`", "\\`"), ("[", "\\["), ("]", "\\]"), ("\n", " "))
+
+
 def _md(s: str) -> str:
-    return s.replace("|", r"\|").replace("\n", " ")
+    """A table cell as Markdown text: specials escaped, so ids from a file render as written."""
+    for a, b in _MD_ESCAPES:
+        s = s.replace(a, b)
+    return s
 
 
 def _latex_escape(s: str) -> str:
