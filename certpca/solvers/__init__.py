@@ -41,7 +41,9 @@ def solve(problem: Problem, k: int, *, method: str = "em", nonneg: bool = False,
 
     ``k`` is the largest cardinality; methods deliver exactly k nonzeros unless the
     data do not allow it (e.g. fewer than k positive entries are reachable under
-    ``nonneg``).  Unknown options are an InputError.
+    ``nonneg``).  Unknown options are an InputError.  The result is never below
+    :func:`floor` (the best single feature, thresholded PC1) unless an explicit
+    option of the method fixes its sparsity.
     """
     solver = get(method)
     if nonneg and not solver.nonneg:
@@ -78,6 +80,18 @@ def solve(problem: Problem, k: int, *, method: str = "em", nonneg: bool = False,
     seconds = time.perf_counter() - t0
 
     value, w, run = best
+    extras = dict(run.extras)
+    if solver.sparse and not options:   # an explicit option (e.g. GPower's γ) fixes the sparsity: respected
+        floor_value, floor_w, floor_name = floor(problem, k, nonneg)
+        if floor_value > value:
+            value, w = floor_value, floor_w
+            extras["floor"] = f"{method}'s own best ({best[0]:.6g}) was below the {floor_name}"
+            if solver.warm_start:   # the method may still improve on the floor, e.g. grow its support to k
+                again = solver.run(problem, k, nonneg, floor_w, **opts)
+                w2 = renormalize(problem, again.weights, again.support, nonneg) if again.weights.any() else w
+                if problem.variance(w2) > value:
+                    value, w = problem.variance(w2), w2
+                    extras["floor"] += f", and {method} started from it reached more"
     w = _fix_sign(w, nonneg)
     if solver.sparse and 0 < np.count_nonzero(w) < min(k, problem.dim) and _can_grow(problem, w, nonneg):
         warnings.warn(f"{method} found only {np.count_nonzero(w)} nonzero loadings for k = {k} although "
@@ -86,7 +100,30 @@ def solve(problem: Problem, k: int, *, method: str = "em", nonneg: bool = False,
     return Component(
         loadings=_series(problem, w), variance=value, method=method, k=k, nonneg=nonneg,
         options={**opts, "restarts": restarts, "starts": n_starts, "renormalize": renormalize_support},
-        iterations=iterations, converged=run.converged, seconds=seconds, extras=run.extras)
+        iterations=iterations, converged=run.converged, seconds=seconds, extras=extras)
+
+
+def floor(problem: Problem, k: int, nonneg: bool) -> tuple[float, np.ndarray, str]:
+    """The obvious answers no solver may fall below: the best single feature and thresholded PC1.
+
+    k = 1 is solved exactly by the largest diagonal entry (a unit vector e_j, feasible
+    with or without w ≥ 0); for k ≥ 2 the sign-appropriate k largest entries of PC1
+    (Cadima & Jolliffe 1995), refitted on their support, often beat a poor local optimum.
+    Returns (value, vector, what it is).
+    """
+    j = int(np.argmax(problem.diag))
+    single = np.zeros(problem.dim)
+    single[j] = 1.0
+    best = (float(problem.diag[j]), single, "best single feature")
+    if k >= 2:
+        threshold = REGISTRY["threshold"]
+        for start in threshold.starts(problem, nonneg, np.random.default_rng(0), 0):
+            run = threshold.run(problem, k, nonneg, start)
+            if run.weights.any():
+                w = renormalize(problem, run.weights, run.support, nonneg)
+                if problem.variance(w) > best[0]:
+                    best = (problem.variance(w), w, "thresholded first principal component")
+    return best
 
 
 def _can_grow(problem: Problem, w: np.ndarray, nonneg: bool) -> bool:

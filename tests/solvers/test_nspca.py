@@ -174,7 +174,8 @@ def test_plugin_is_registered_and_nonnegative_only():
     comp = solve(Problem.from_covariance(C), 2, method="nspca", nonneg=True, restarts=2)
     assert comp.cardinality == 2 and comp.extras["reached"]
     assert np.isclose(comp.variance, brute_force(C, 2, nonneg=True)[0])   # support {0, 1}: 4
-    # an exchangeable C: every entry drops at the same β, so nnz jumps 4 → 1 and k = 2 is reported
-    with pytest.warns(UserWarning, match="only 1 nonzero"):
-        comp = solve(P, 2, method="nspca", nonneg=True, restarts=1)
-    assert comp.cardinality == 1 and not comp.extras["reached"]
+    # an exchangeable C: every entry drops at the same β, so nnz jumps 4 → 1 and k = 2 is reported;
+    # the driver's floor (thresholded PC1, here the optimum) then replaces NSPCA's single feature
+    comp = solve(P, 2, method="nspca", nonneg=True, restarts=1)
+    assert not comp.extras["reached"] and "below the thresholded first principal component" in comp.extras["floor"]
+    assert comp.cardinality == 2 and np.isclose(comp.variance, brute_force(np.eye(4) + 1, 2, nonneg=True)[0])
