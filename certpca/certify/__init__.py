@@ -1,12 +1,33 @@
-"""Upper bounds on OPT(k, nonneg) and optimality certificates (see bounds.py for the rules)."""
+"""Upper bounds on OPT(k, nonneg) and optimality certificates.
+
+OPT(k, nonneg) = max wᵀCw over unit w with ‖w‖₀ ≤ k (and w ≥ 0).  Modules, one job each:
+
+* :mod:`~certpca.certify.numerics` — floating-point margins, the Bound record;
+* :mod:`~certpca.certify.spec` — BoundSpec (cost, description, citation);
+* :mod:`~certpca.certify.spectral` — trace, λ1, Gershgorin, Perron;
+* :mod:`~certpca.certify.duals` — dABE, DSPCA dual, DNN dual, the pattern certificate;
+* :mod:`~certpca.certify.lowrank` — the spannogram bound and the rank-d split;
+* :mod:`~certpca.certify.relax` — the SDP relaxations (cvxpy proposes, numpy certifies);
+* :mod:`~certpca.certify.exact` — branch and bound over supports;
+* :mod:`~certpca.certify.registry` — REGISTRY, the names of all bounds;
+* :mod:`~certpca.certify.certificate` — certify a vector with the registered bounds.
+
+The formulas and margin rules are written out in docs/certification.md.
+"""
 from __future__ import annotations
 
 import numpy as np
 
-from certpca.certify.bounds import Bound, NotApplicable
-from certpca.certify.certificate import REGISTRY, Certificate, certify_vector, parse_bounds
-from certpca.certify.exact import ExactResult, exact
 from certpca.callable_module import make_callable
+from certpca.certify.certificate import Certificate, certify_vector
+from certpca.certify.duals import dabe_bound, dnn_dual_bound, dnn_value, dspca_dual_bound, pattern_bound
+from certpca.certify.exact import ExactResult, exact, exact_bound
+from certpca.certify.lowrank import spannogram_bound, split_bound
+from certpca.certify.numerics import Bound, NotApplicable
+from certpca.certify.registry import REGISTRY, default_bounds, parse_bounds
+from certpca.certify.relax import dnn_sdp_bound, dspca_sdp_bound
+from certpca.certify.spec import BoundSpec
+from certpca.certify.spectral import gershgorin_bound, lambda1_bound, perron_bound, trace_bound
 from certpca.errors import InputError
 from certpca.results import Component, Fit
 
@@ -31,7 +52,8 @@ def certify(obj, *, problem=None, k: int | None = None, nonneg: bool | None = No
     else:
         w = np.asarray(getattr(obj, "to_numpy", lambda: obj)(), dtype=float)
     if problem is None:
-        raise InputError("certify needs the problem (a certpca.Problem) the vector belongs to")
+        raise InputError.bad_argument("problem", "is required to certify a Component or a vector: pass the "
+                                                 "certpca.Problem it belongs to")
     k = int(np.count_nonzero(w)) if k is None else k
     cert = certify_vector(problem, w, k, bool(nonneg), bounds=bounds, budget=budget, tol=tol)
     if fit is not None:
@@ -41,5 +63,8 @@ def certify(obj, *, problem=None, k: int | None = None, nonneg: bool | None = No
 
 make_callable(__name__, certify)
 
-__all__ = ["Bound", "NotApplicable", "REGISTRY", "Certificate", "certify", "certify_vector",
-           "parse_bounds", "ExactResult", "exact"]
+__all__ = ["Bound", "BoundSpec", "NotApplicable", "REGISTRY", "Certificate", "certify", "certify_vector",
+           "parse_bounds", "default_bounds", "ExactResult", "exact", "exact_bound",
+           "trace_bound", "lambda1_bound", "gershgorin_bound", "perron_bound",
+           "dabe_bound", "pattern_bound", "dspca_dual_bound", "dnn_dual_bound", "dnn_value",
+           "spannogram_bound", "split_bound", "dspca_sdp_bound", "dnn_sdp_bound"]

@@ -3,61 +3,29 @@
     cert = certify_vector(problem, w, k=10, nonneg=False, bounds=["lambda1", "dabe"])
     cert.upper_bound, cert.winner, cert.certified_fraction, cert.optimal
 
-Bounds are computed cheapest first (see :data:`REGISTRY`) within an optional
-time budget; the upper bound is the minimum over all of them.
+Bounds are computed cheapest first (see :data:`certpca.certify.REGISTRY`) within
+an optional time budget; the upper bound is the minimum over all of them.
 """
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
-from certpca.certify import bounds as B
-from certpca.certify import exact as E
-from certpca.certify import relax as R
+from certpca.certify.numerics import NotApplicable
+from certpca.certify.registry import REGISTRY, default_bounds, parse_bounds
 from certpca.errors import InputError
-
-
-@dataclass(frozen=True)
-class BoundSpec:
-    """A registered bound: its function, a cost class (0 = O(D) … 5 = exponential)."""
-
-    name: str
-    func: Callable
-    cost: int
-    nonneg_only: bool = False
-    max_dim: int | None = None   # default-selection limit (explicit requests may go beyond)
-    description: str = ""
-
-
-REGISTRY: dict[str, BoundSpec] = {s.name: s for s in [
-    BoundSpec("trace", B.trace_bound, 0, description="sum of the k largest variances"),
-    BoundSpec("lambda1", B.lambda1_bound, 1, description="largest eigenvalue"),
-    BoundSpec("gershgorin", B.gershgorin_bound, 2, max_dim=60000,
-              description="largest row sum of the k largest |C_ij| (nonneg: positive parts)"),
-    BoundSpec("perron", B.perron_bound, 2, nonneg_only=True, max_dim=B.DENSE_LIMIT,
-              description="λmax(max(C,0))"),
-    BoundSpec("dabe", B.dabe_bound, 3, description="d'Aspremont–Bach–El Ghaoui / Li–Xie diagonal shrink"),
-    BoundSpec("pattern", B.pattern_bound, 3, description="dABE certificate for the vector's support"),
-    BoundSpec("dspca", B.dspca_dual_bound, 3, max_dim=2000, description="DSPCA dual, soft threshold"),
-    BoundSpec("dnn", B.dnn_dual_bound, 3, nonneg_only=True, max_dim=2000,
-              description="doubly nonnegative dual, cheap choices"),
-    BoundSpec("spannogram", B.spannogram_bound, 3, max_dim=2000,
-              description="OPT_d + λmax(C − A_d), d = 2"),
-    BoundSpec("split", B.split_bound, 3, max_dim=60000,
-              description="OPT_d + a sparse bound on the residual C − A_d, d = 2 (sample space)"),
-    BoundSpec("dspca_sdp", R.dspca_sdp_bound, 4, max_dim=R.MAX_DIM, description="DSPCA SDP (cvxpy)"),
-    BoundSpec("dnn_sdp", R.dnn_sdp_bound, 4, nonneg_only=True, max_dim=R.MAX_DIM,
-              description="doubly nonnegative SDP (cvxpy)"),
-    BoundSpec("exact", E.exact_bound, 5, max_dim=20, description="branch and bound over supports"),
-]}
+from certpca.validation import check_cardinality, check_float
 
 
 @dataclass
 class Certificate:
-    """A feasible value and the best valid upper bound on OPT(k, nonneg)."""
+    """A feasible value and the best valid upper bound on OPT(k, nonneg).
+
+    ``winner``, the names in ``bounds`` and the keys of ``skipped`` are registry
+    names (:data:`certpca.certify.REGISTRY`).
+    """
 
     value: float
     lower_bound: float
@@ -119,42 +87,22 @@ class Certificate:
         return "\n".join(lines)
 
 
-def parse_bounds(spec) -> list[str]:
-    """'lambda1,gershgorin,dspca' (or a list) → validated names."""
-    names = [s.strip() for s in spec.split(",")] if isinstance(spec, str) else list(spec)
-    names = [n for n in names if n]
-    unknown = [n for n in names if n not in REGISTRY]
-    if unknown:
-        raise InputError(f"unknown bound(s) {', '.join(unknown)}; choose from {', '.join(REGISTRY)}")
-    return names
-
-
-def default_bounds(problem, nonneg: bool) -> list[str]:
-    """Every registered bound that applies and whose default size limit the problem meets."""
-    return [s.name for s in REGISTRY.values()
-            if (nonneg or not s.nonneg_only) and (s.max_dim is None or problem.dim <= s.max_dim)]
-
-
 def _validate(problem, w, k, nonneg) -> tuple[np.ndarray, int]:
-    try:
-        k = int(k)
-    except (TypeError, ValueError):
-        raise InputError(f"k must be a positive integer, got {k!r}") from None
-    if k < 1:
-        raise InputError(f"k must be ≥ 1, got {k}")
+    """(w normalised, k) or an InputError naming the parameter at fault."""
+    k = check_cardinality(k, problem.dim)
     w = np.asarray(w, dtype=float)
     if w.ndim != 1 or w.shape[0] != problem.dim:
-        raise InputError(f"w must be a vector of length {problem.dim}, got shape {w.shape}")
+        raise InputError.bad_argument("w", f"must be a vector of length {problem.dim}, got shape {w.shape}")
     if not np.all(np.isfinite(w)):
-        raise InputError("w has non-finite entries; pass a finite loading vector")
+        raise InputError.bad_argument("w", "has non-finite entries; pass a finite loading vector")
     nnz = int(np.count_nonzero(w))
     if nnz == 0:
-        raise InputError("w is the zero vector; pass a nonzero loading vector")
+        raise InputError.bad_argument("w", "is the zero vector; pass a nonzero loading vector")
     if nnz > k:
-        raise InputError(f"w has {nnz} nonzeros but k = {k}; truncate w or raise k")
+        raise InputError.bad_argument("w", f"has {nnz} nonzeros but k = {k}; truncate w or raise k")
     if nonneg and np.any(w < 0):
-        raise InputError(f"w has {int(np.sum(w < 0))} negative entries but nonneg=True; "
-                         "flip/clip w or use nonneg=False")
+        raise InputError.bad_argument("w", f"has {int(np.sum(w < 0))} negative entries but nonneg=True; "
+                                           "flip/clip w or use nonneg=False")
     return w / np.linalg.norm(w), k
 
 
@@ -179,6 +127,9 @@ def certify_vector(problem, w, k, nonneg=False, *, bounds=None, budget: float | 
     Raises InputError for an invalid w, k or bound name.
     """
     w, k = _validate(problem, w, k, nonneg)
+    if budget is not None:
+        budget = check_float(budget, "budget", low=0.0)
+    tol = check_float(tol, "tol", low=0.0)
     explicit = bounds is not None
     names = parse_bounds(bounds) if explicit else default_bounds(problem, nonneg)
     if stop_when_optimal is None:
@@ -204,7 +155,7 @@ def certify_vector(problem, w, k, nonneg=False, *, bounds=None, budget: float | 
         kw = {"support": support} if name == "pattern" else {}
         try:
             b = spec.func(problem, k, nonneg, **kw)
-        except B.NotApplicable as exc:
+        except NotApplicable as exc:
             skipped[name] = str(exc)
             continue
         done.append(b)

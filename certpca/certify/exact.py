@@ -24,9 +24,23 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from certpca.certify.bounds import EPS, Bound, NotApplicable, safe
+from certpca.certify.numerics import EPS, Bound, NotApplicable, check_k, safe, weyl_margin
+from certpca.certify.spec import COST_EXPONENTIAL, MOGHADDAM, BoundSpec
 
+#: hard limit on D for the search (an explicit request); the registry's default is lower
 MAX_DIM = 40
+
+#: default-selection limit: the search is exponential in D
+DEFAULT_MAX_DIM = 20
+
+#: an eigenvector entry ≥ −this counts as nonnegative (the sign assumption in the proof above)
+SIGN_TOL = 1e-9
+
+#: weight of the variances in the feature order (a tie-breaker for the first PC's loadings)
+ORDER_DIAG_WEIGHT = 1e-3
+
+#: roundings per row sum of the node Gershgorin bound, per term
+GERSH_ROUNDINGS = 4
 
 
 @dataclass
@@ -54,7 +68,7 @@ def _gersh(A: np.ndarray, k: int, positive: bool) -> float:
     if kk <= 0:
         return float(np.max(d))
     rows = np.partition(G, n - kk, axis=1)[:, n - kk:].sum(axis=1)
-    return float(np.max(d + rows)) * (1 + 4 * n * EPS)
+    return float(np.max(d + rows)) * (1 + GERSH_ROUNDINGS * n * EPS)
 
 
 def exact(problem, k: int, nonneg: bool = False, *, max_dim: int = MAX_DIM,
@@ -69,15 +83,15 @@ def exact(problem, k: int, nonneg: bool = False, *, max_dim: int = MAX_DIM,
     D = problem.dim
     if D > max_dim:
         raise NotApplicable(f"exact search limited to D ≤ {max_dim}, got D = {D}")
-    k = max(1, min(int(k), D))
+    k = check_k(problem, k)
     C = problem.dense()
     Cp = np.maximum(C, 0.0)
     normC = float(np.linalg.norm(C))
-    margin = 8 * D * EPS * normC + EPS * normC
+    margin = weyl_margin(D, normC) + EPS * normC
 
     # feature order: strong features first so that good incumbents come early
     v = np.linalg.eigh(Cp if nonneg else C)[1][:, -1]
-    score = np.abs(v) + 1e-3 * np.diag(C) / max(np.max(np.abs(np.diag(C))), 1e-300)
+    score = np.abs(v) + ORDER_DIAG_WEIGHT * np.diag(C) / max(np.max(np.abs(np.diag(C))), 1e-300)
     order = np.argsort(-score)
 
     best_val, best_w = -np.inf, None
@@ -96,7 +110,7 @@ def exact(problem, k: int, nonneg: bool = False, *, max_dim: int = MAX_DIM,
             for j in range(len(S) - 1, -1, -1):
                 vec = vecs[:, j]
                 vec = vec if vec.sum() >= 0 else -vec
-                if np.min(vec) >= -1e-9:
+                if np.min(vec) >= -SIGN_TOL:
                     ub_seen = max(ub_seen, vals[j])
                     cands.append(vec)
                     break  # eigenvalues descending: the first positive one is the best
@@ -186,3 +200,12 @@ def exact_bound(problem, k, nonneg=False, *, max_dim: int = MAX_DIM,
                  time.perf_counter() - t0,
                  "branch and bound over supports: max of evaluated λ̂ and pruned node bounds "
                  "(λmax / Gershgorin / Perron on C_TT) + Weyl margin 9·D·eps·‖C‖_F + rel 1e-10")
+
+
+EXACT = BoundSpec(
+    "exact", exact_bound, COST_EXPONENTIAL, max_dim=DEFAULT_MAX_DIM,
+    description="branch and bound over supports: OPT = max over |S| = k of λmax(C_SS)",
+    reference="Branch and bound over supports (exhaustive up to pruning by valid node bounds); "
+              "OPT = max_{|S|=k} λmax(C_SS) as in " + MOGHADDAM)
+
+SPECS = [EXACT]

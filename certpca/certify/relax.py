@@ -11,10 +11,12 @@ The solver's objective is never reported.  Its dual variables (U of the
 constraint X = Y linking X to the ℓ1 ball; ρ and N for the DNN) are repaired
 to exact dual feasibility (symmetrised; ρ, N clipped at 0 — the dual formulas
 have no other constraint) and the bound is recomputed in numpy with an
-eigenvalue computation and the margins of :mod:`certpca.certify.bounds`.
+eigenvalue computation and the margins of :mod:`certpca.certify.numerics`
+(docs/certification.md §5).  The solver's accuracy therefore only affects how
+tight the bound is, never whether it is valid.
 
-Solvers: Clarabel (interior point, accurate) for D ≤ 40, SCS above (the design
-notes measured Clarabel too slow/large at D ≥ 100).  cvxpy is optional.
+Solvers: Clarabel (interior point, accurate) for small D, SCS above: Clarabel
+was measured too slow and memory-hungry at D ≥ 100.
 """
 from __future__ import annotations
 
@@ -22,27 +24,31 @@ import time
 
 import numpy as np
 
-from certpca.certify.bounds import (Bound, NotApplicable, _check_k, dense_matrix, dnn_value,
-                                    dspca_dual_bound, minimize_1d)
-from certpca.errors import InputError
+from certpca.certify.duals import DNN_REFERENCE, dnn_value, dspca_dual_bound
+from certpca.certify.numerics import Bound, NotApplicable, check_k, dense_matrix, minimize_1d
+from certpca.certify.spec import COST_SDP, DSPCA, BoundSpec
 
+#: the SDPs have D² variables: beyond this D they are neither default nor allowed
 MAX_DIM = 150
 
+#: Clarabel (interior point) is the default solver up to this D, SCS above
+CLARABEL_MAX_DIM = 40
 
-def _cvxpy():
-    try:
-        import cvxpy as cp
-    except ImportError as exc:  # pragma: no cover
-        raise InputError("the SDP relaxations need cvxpy: pip install cvxpy") from exc
-    return cp
+#: solver settings: tight tolerances, since a closer dual point gives a tighter bound
+SCS_OPTIONS = {"eps": 1e-7, "max_iters": 20000}
+SCS_FALLBACK_OPTIONS = {"eps": 1e-6, "max_iters": 20000}
+CLARABEL_OPTIONS = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10}
+
+#: the DNN polish searches ρ within this relative window around the solver's value
+POLISH_WINDOW = 0.1
 
 
 def _sdp_setup(problem, k, max_dim: int):
-    """(k, cvxpy, C, forming error of C): the common start of every SDP bound."""
-    k = _check_k(problem, k)
+    """(k, the cvxpy module, C, forming error of C): the common start of every SDP bound."""
+    k = check_k(problem, k)
     if problem.dim > max_dim:
         raise NotApplicable(f"SDP relaxations limited to D ≤ {max_dim}, got D = {problem.dim}")
-    cp = _cvxpy()
+    import cvxpy as cp  # deferred: cvxpy takes about 1 s to import, paid only when an SDP bound runs
     C, err = dense_matrix(problem)
     return k, cp, C, err
 
@@ -50,24 +56,24 @@ def _sdp_setup(problem, k, max_dim: int):
 def _pick_solver(cp, D: int, solver: str | None) -> tuple[str, dict]:
     inst = cp.installed_solvers()
     if solver is None:
-        solver = "CLARABEL" if (D <= 40 and "CLARABEL" in inst) else "SCS"
+        solver = "CLARABEL" if (D <= CLARABEL_MAX_DIM and "CLARABEL" in inst) else "SCS"
     if solver not in inst:
         raise NotApplicable(f"cvxpy solver {solver} not installed (have {', '.join(inst)})")
-    opts = {}
+    opts: dict = {}
     if solver == "SCS":
-        opts = {"eps": 1e-7, "max_iters": 20000}
+        opts = dict(SCS_OPTIONS)
     elif solver == "CLARABEL":
-        opts = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10}
+        opts = dict(CLARABEL_OPTIONS)
     return solver, opts
 
 
-def _solve(cp, prob, solver, opts):
+def _solve(cp, prob, solver: str, opts: dict) -> tuple[str, float]:
     t0 = time.perf_counter()
     try:
         prob.solve(solver=solver, **opts)
     except cp.error.SolverError:
         if solver != "SCS":
-            prob.solve(solver="SCS", eps=1e-6, max_iters=20000)
+            prob.solve(solver="SCS", **SCS_FALLBACK_OPTIONS)
             solver = "SCS"
         else:
             raise
@@ -81,7 +87,7 @@ def dspca_sdp_bound(problem, k, nonneg=False, *, solver: str | None = None,
     The formulation introduces Y = X with 1ᵀ|Y|1 ≤ k; the dual of X = Y is U.
     Both ±U (sign conventions) are evaluated in numpy and the better kept; the
     cheap soft-threshold dual is evaluated too (both valid).
-    Validity: as :func:`certpca.certify.bounds.dspca_dual_bound` for a given U.
+    Validity: as :func:`certpca.certify.duals.dspca_dual_bound` for a given U.
     """
     t0 = time.perf_counter()
     k, cp, C, _ = _sdp_setup(problem, k, max_dim)
@@ -107,7 +113,7 @@ def dspca_sdp_bound(problem, k, nonneg=False, *, solver: str | None = None,
         best, how = cheap.value, "soft-threshold dual (solver dual was worse)"
     return Bound(best, "dspca_sdp",
                  {"solver": solver, "status": prob.status, "solve_seconds": secs,
-                  "solver_objective_not_a_bound": _f(prob.value), "dual": how},
+                  "solver_objective_not_a_bound": _float_or_none(prob.value), "dual": how},
                  time.perf_counter() - t0,
                  "repaired solver dual U evaluated in numpy: λ̂max(C+U) + Weyl margin + k·max|U| + rel 1e-10")
 
@@ -119,7 +125,7 @@ def dnn_sdp_bound(problem, k, nonneg=True, *, solver: str | None = None,
     Repair: ρ ← max(ρ, 0), N ← max(sym(N), 0); then kρ + λmax(C − ρ11ᵀ + N) in numpy.
     ``polish``: a 1-D search over a scaling of ρ around the solver's value with N
     fixed (every point is valid).
-    Validity: as :func:`certpca.certify.bounds.dnn_value`.
+    Validity: as :func:`certpca.certify.duals.dnn_value`.
     """
     t0 = time.perf_counter()
     if not nonneg:
@@ -141,8 +147,8 @@ def dnn_sdp_bound(problem, k, nonneg=True, *, solver: str | None = None,
     best = dnn_value(C, k, rho, N, err)
     rho_best = rho
     if polish:
-        v, r = minimize_1d(lambda rr: dnn_value(C, k, rr, N, err), max(0.0, rho * 0.9),
-                           rho * 1.1 + 1e-12, 5, 12, extra=(rho,))
+        v, r = minimize_1d(lambda rr: dnn_value(C, k, rr, N, err), max(0.0, rho * (1 - POLISH_WINDOW)),
+                           rho * (1 + POLISH_WINDOW) + 1e-12, 5, 12, extra=(rho,))
         if v < best:
             best, rho_best = v, r
     # the primal proposes a feasible point too: positive part of X's top eigenvector, top k
@@ -158,15 +164,28 @@ def dnn_sdp_bound(problem, k, nonneg=True, *, solver: str | None = None,
             feas = problem.variance(w)
     return Bound(best, "dnn_sdp",
                  {"solver": solver, "status": prob.status, "solve_seconds": secs,
-                  "solver_objective_not_a_bound": _f(prob.value), "rho": rho_best,
+                  "solver_objective_not_a_bound": _float_or_none(prob.value), "rho": rho_best,
                   "rho_solver": rho, "feasible_value": feas},
                  time.perf_counter() - t0,
                  "repaired solver dual (ρ≥0, N≥0) evaluated in numpy: kρ + λ̂max(C−ρ11ᵀ+N) + Weyl "
                  "margin + rel 1e-10")
 
 
-def _f(x):
+def _float_or_none(x) -> float | None:
     try:
         return float(x)
     except (TypeError, ValueError):
         return None
+
+
+DSPCA_SDP = BoundSpec(
+    "dspca_sdp", dspca_sdp_bound, COST_SDP, max_dim=MAX_DIM,
+    description="DSPCA semidefinite relaxation (cvxpy), certified through its repaired dual U",
+    reference=DSPCA)
+
+DNN_SDP = BoundSpec(
+    "dnn_sdp", dnn_sdp_bound, COST_SDP, nonneg_only=True, max_dim=MAX_DIM,
+    description="doubly nonnegative semidefinite relaxation (cvxpy), certified through its repaired dual",
+    reference=DNN_REFERENCE)
+
+SPECS = [DSPCA_SDP, DNN_SDP]

@@ -62,11 +62,6 @@ HEADLINE_BOUNDS = ("trace", "lambda1", "gershgorin", "perron", "dabe", "dspca", 
 PATH_BOUNDS = ("trace", "lambda1", "dabe")
 ASTERIS = ("Asteris, M., Papailiopoulos, D. & Dimakis, A. G. (2014). Nonnegative sparse PCA with provable "
            "guarantees. Proceedings of the 31st International Conference on Machine Learning.")
-DABE = ("d'Aspremont, A., Bach, F. & El Ghaoui, L. (2008). Optimal solutions for sparse principal component "
-        "analysis. Journal of Machine Learning Research, 9, 1269-1294.")
-BOUND_REFS = {"dabe": DABE, "spannogram": ASTERIS, "split": ASTERIS,
-              "dspca": "d'Aspremont, A., El Ghaoui, L., Jordan, M. I. & Lanckriet, G. R. G. (2007). A direct "
-                       "formulation for sparse PCA using semidefinite programming. SIAM Review, 49(3), 434-448."}
 GENE_REFS = (
     "Sigg, C. D. & Buhmann, J. M. (2008). Expectation-maximization for sparse and non-negative PCA. "
     "Proceedings of the 25th International Conference on Machine Learning.",
@@ -393,7 +388,7 @@ def compute_run(ds: Dataset, *, k: int, methods=None, nonneg_modes=(False, True)
 
     refs = {SOLVERS[f["method"]].cite() for f in fits}
     used = {b["name"] for f in fits for b in f["certificate"]["bounds"]} | {n for b in bands for n in b["bounds"]}
-    refs |= {ref for name, ref in BOUND_REFS.items() if name in used}
+    refs |= {BOUNDS[name].cite() for name in used}   # every bound that ran, cited beside its code
     if gene:
         refs |= set(GENE_REFS)
     if bands:

@@ -14,7 +14,7 @@ ASTERIS = {"cbcl": (180, 0.58, "Fig. 4"), "leukemia": (50, 0.446, "Fig. 5"), "lr
 def asteris2014_fig4_6(s: Settings) -> Result:
     from certpca import datasets
     from certpca.certify import certify_vector
-    from certpca.certify.bounds import spannogram_bound
+    from certpca.certify import spannogram_bound
     from certpca.report.plots import PALETTE
     res = Result("asteris2014-fig4-6", "Asteris et al. 2014, Figs. 4–6: nonnegative sparse PC with certified band",
                  PAPERS["asteris2014"], None)

@@ -54,16 +54,12 @@ def test_default_order_cheapest_first_and_stop_when_optimal(prob):
     P, C = prob
     opt, wopt = brute_force(C, 4)
     c = certify_vector(P, wopt, 4)
-    costs = [REGISTRY[b.name if b.name in REGISTRY else _alias(b.name)].cost for b in c.bounds]
+    costs = [REGISTRY[b.name].cost for b in c.bounds]
     assert costs == sorted(costs)
     assert c.upper_bound >= opt
     assert c.optimal  # exact (or an earlier bound) proves it
     assert set(default_bounds(P, False)) >= {"lambda1", "trace", "exact"}
     assert "perron" not in default_bounds(P, False)
-
-
-def _alias(name):
-    return {"dspca_dual": "dspca", "dnn_dual": "dnn"}.get(name, name)
 
 
 def test_budget_skips_expensive_bounds(prob):

@@ -4,7 +4,7 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
-from certpca.certify import bounds as B
+from certpca import certify as B
 from certpca.certify import relax as R
 from certpca.certify.exact import exact
 from certpca.problem import Problem

@@ -63,7 +63,7 @@ def test_exact_on_rank_d_matrices(d, nonneg):
 @pytest.mark.parametrize("family", ["wishart", "spiked", "lowrank", "posfactor"])
 @pytest.mark.parametrize("nonneg", [False, True])
 def test_opt_d_is_surrogate_optimum_and_bound_is_valid(family, nonneg):
-    """opt_d = OPT(A_d) by brute force; value ≤ OPT ≤ opt_d + λ_{d+1} (notes §1)."""
+    """opt_d = OPT(A_d) by brute force; value ≤ OPT ≤ opt_d + λ_{d+1} (docs/certification.md §4)."""
     rng = np.random.default_rng(hash((family, nonneg)) % 2**32)
     for trial in range(4):
         D, k = 9, int(rng.integers(2, 6))
@@ -78,8 +78,8 @@ def test_opt_d_is_surrogate_optimum_and_bound_is_valid(family, nonneg):
             assert res.opt_d == pytest.approx(opt_d, rel=1e-7, abs=1e-10)
             assert res.lambda_next == pytest.approx(lam, abs=1e-10)
             assert res.value <= opt * (1 + 1e-10)
-            assert opt <= res.upper_bound * (1 + 1e-10)
-            assert res.upper_bound == res.opt_d + res.lambda_next
+            assert res.exact and res.truncated is None
+            assert opt <= (res.opt_d + res.lambda_next) * (1 + 1e-10)
             if not nonneg and k <= D:
                 assert np.count_nonzero(res.weights) == k      # exactly k when possible
 
@@ -186,7 +186,8 @@ def test_sweep_equals_alg2_vertex_enumeration(nonneg):
     n, k = 50, 7
     V = rng.standard_normal((n, 2))
     a, _ = sweep_supports_2d(V, k, nonneg)
-    b, _ = vertex_supports(V, k, nonneg)
+    b, _, truncated = vertex_supports(V, k, nonneg)
+    assert truncated is None
     assert _as_sets(a, n) == _as_sets(b, n)
 
 
@@ -206,11 +207,12 @@ def test_d3_patch_pruning_equals_plain_alg2(nonneg):
     rng = np.random.default_rng(41 + nonneg)
     n, k = 66, 6
     V = rng.standard_normal((n, 3)) * [2.0, 1.4, 1.0]
-    a, _ = vertex_supports(V, k, nonneg, leaf=20)        # n > 64: patches
+    a, _, truncated = vertex_supports(V, k, nonneg, leaf=20)        # n > 64: patches
+    assert truncated is None
     # plain Alg. 2 on all rows (forced through the small-n path)
-    from certpca.solvers import spannogram as sp
+    from certpca.solvers.spannogram.vertices import enumerate_vertices
     out = [top_k_supports(np.vstack([np.eye(3), -np.eye(3)]) @ V.T, k, nonneg)[0]]
-    sp._enumerate_vertices(V, k, nonneg, 1e-9 * np.abs(V).max() * math.sqrt(3), out)
+    enumerate_vertices(V, k, nonneg, 1e-9 * np.abs(V).max() * math.sqrt(3), out)
     assert _as_sets(np.vstack(out), n) == _as_sets(a, n)
 
 
@@ -271,7 +273,7 @@ def test_grid_net_covering_radius_is_proven(d, nonneg):
 @pytest.mark.parametrize("d", [2, 3])
 @pytest.mark.parametrize("nonneg", [False, True])
 def test_net_bound_is_valid(d, nonneg):
-    """max_C f/(1−ε)² + λ_{d+1} ≥ OPT (notes §1) on random problems, both nets."""
+    """max_C f/(1−ε)² + λ_{d+1} ≥ OPT (docs/certification.md §4) on random problems, both nets."""
     rng = np.random.default_rng(50 + 10 * d + nonneg)
     for trial in range(8):
         D = 9
@@ -287,7 +289,9 @@ def test_net_bound_is_valid(d, nonneg):
             assert res.opt_d <= exact.opt_d * (1 + 1e-10)
             if res.epsilon < 1:
                 assert exact.opt_d <= res.opt_d / (1 - res.epsilon) ** 2 * (1 + 1e-10)
-            assert opt <= res.upper_bound * (1 + 1e-10)
+            assert not res.exact
+            if res.epsilon < 1:
+                assert opt <= (res.opt_d / (1 - res.epsilon) ** 2 + res.lambda_next) * (1 + 1e-10)
             assert res.value <= opt * (1 + 1e-10)
 
 

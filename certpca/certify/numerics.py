@@ -1,0 +1,209 @@
+"""Floating-point safety shared by every bound: margins, shifts, the Bound record.
+
+A bound function evaluates an exact inequality  OPT ≤ f(C, parameters)  in
+float64 and then adds margins that cover the rounding, so the returned number
+is ≥ the exact f and hence ≥ OPT.  The rules (derived in docs/certification.md):
+
+* eigenvalues: LAPACK's symmetric eigensolver is backward stable (λ̂ is an
+  exact eigenvalue of M + E, ‖E‖₂ ≤ p(n)·eps·‖M‖₂); Weyl's inequality turns that
+  into the margin ``WEYL_FACTOR·n·eps·‖M‖_F`` (:func:`lmax_upper`);
+* a matrix formed from a factor F with r rows: Higham's γ_r bound on the
+  products (:func:`gamma`);
+* last, the scalar arithmetic: ``x + REL_MARGIN·|x|`` (:func:`safe`);
+* a possibly indefinite dense C is shifted by s ≥ −λmin(C) (:func:`psd_shift`).
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+import scipy.linalg
+
+from certpca.results import jsonable
+from certpca.validation import check_cardinality
+
+EPS = float(np.finfo(float).eps)
+
+#: relative margin for the scalar arithmetic after the last eigenvalue (sums, kρ, ...):
+#: far above the few ulps such a short computation can lose
+REL_MARGIN = 1e-10
+
+#: absolute margin added with REL_MARGIN, so a bound of exactly 0 is rounded up too
+TINY = 1e-300
+
+#: p(n) = WEYL_FACTOR·n stands for the growth of LAPACK's backward error of eigh
+#: (‖E‖₂ ≤ p(n)·eps·‖M‖₂); 8n is generous for the Householder tridiagonalisation
+WEYL_FACTOR = 8.0
+
+#: a margin is itself computed in floating point: it is inflated by this relative slack
+MARGIN_SLACK = 1e-6
+
+#: extra rounding steps counted in γ_n (Higham's γ_n uses n; +2 covers a scaling and a sum)
+GAMMA_EXTRA = 2
+
+#: up to this size the full spectrum is cheaper than a subset eigensolver
+FULL_EIGH_MAX = 64
+
+#: above this dimension a factor problem is never expanded to a D × D array
+DENSE_LIMIT = 3000
+
+
+class NotApplicable(Exception):
+    """A bound that does not apply to this problem (reason in the message)."""
+
+
+@dataclass(frozen=True)
+class Bound:
+    """One upper bound on OPT(k, nonneg) with its provenance.
+
+    ``value`` is already safe under floating point; ``validity`` says how;
+    ``name`` is the bound's registry name (:data:`certpca.certify.REGISTRY`).
+    """
+
+    value: float
+    name: str
+    params: dict = field(default_factory=dict)
+    seconds: float = 0.0
+    validity: str = ""
+
+    def to_dict(self) -> dict:
+        return {
+            "value": float(self.value),
+            "name": self.name,
+            "params": jsonable(self.params),
+            "seconds": float(self.seconds),
+            "validity": self.validity,
+        }
+
+
+def gamma(n: int) -> float:
+    """Higham's γ_n = n·eps/(1 − n·eps) (Accuracy and Stability, §3.1), with n + GAMMA_EXTRA."""
+    ne = (n + GAMMA_EXTRA) * EPS
+    return ne / (1.0 - ne)
+
+
+def safe(x: float) -> float:
+    """Round a computed bound up by the relative margin (and a tiny absolute one)."""
+    x = float(x)
+    return x + REL_MARGIN * abs(x) + TINY
+
+
+def weyl_margin(n: int, frobenius: float) -> float:
+    """Backward error of LAPACK's eigh on an n × n matrix of Frobenius norm ``frobenius``."""
+    return WEYL_FACTOR * n * EPS * frobenius
+
+
+def lmax_upper(M: np.ndarray, form_err: float = 0.0) -> tuple[float, float]:
+    """Upper bound on λmax of an exact matrix M* with ‖M* − M‖₂ ≤ ``form_err``.
+
+    Returns ``(λ̂max + margin, margin)`` with margin = weyl_margin + form_err
+    (Weyl: |λ(M*) − λ̂(M)| ≤ ‖M* − M‖₂ + ‖E‖₂ with E the backward error of the
+    symmetric eigensolver).
+    """
+    M = np.asarray(M, dtype=float)
+    n = M.shape[0]
+    if n == 0:
+        return 0.0, 0.0
+    if n <= FULL_EIGH_MAX:
+        lam = float(np.linalg.eigvalsh(M)[-1])
+    else:
+        lam = float(scipy.linalg.eigvalsh(M, subset_by_index=[n - 1, n - 1], check_finite=False)[0])
+    margin = weyl_margin(n, float(np.linalg.norm(M))) + form_err * (1.0 + MARGIN_SLACK)
+    return lam + margin, margin
+
+
+def timed(fn: Callable[..., Bound]) -> Callable[..., Bound]:
+    """Decorator: fill in ``seconds`` of the returned Bound."""
+
+    def wrapper(problem, k, nonneg=False, **options):
+        t0 = time.perf_counter()
+        b = fn(problem, k, nonneg, **options)
+        return Bound(b.value, b.name, b.params, time.perf_counter() - t0, b.validity)
+
+    wrapper.__name__ = fn.__name__
+    wrapper.__qualname__ = fn.__qualname__
+    wrapper.__doc__ = fn.__doc__
+    wrapper.__wrapped__ = fn  # type: ignore[attr-defined]
+    return wrapper
+
+
+def check_k(problem, k) -> int:
+    """k as an int in [1, D] for this problem; an InputError naming ``k`` otherwise (never clipped)."""
+    return check_cardinality(k, problem.dim)
+
+
+def dense_matrix(problem, limit: int = DENSE_LIMIT) -> tuple[np.ndarray, float]:
+    """(C as a D × D array, bound on ‖C_exact − C‖₂ from forming it).
+
+    Raises NotApplicable for factor problems with D > ``limit``.
+    """
+    if not problem.uses_factor:
+        return problem.dense(), 0.0
+    if problem.dim > limit:
+        raise NotApplicable(f"needs the D × D covariance and D = {problem.dim} > {limit}")
+    F = problem.factor()
+    return problem.dense(), gamma(F.shape[0]) * problem.trace
+
+
+def spectrum_margin(problem) -> float:
+    """Margin on the eigenvalues from ``problem.eigenvalues()`` (LAPACK on C or on FFᵀ)."""
+    if problem.uses_factor:
+        r = problem.factor().shape[0]
+        # Gram FFᵀ formed with error ≤ γ_D·tr, then eigensolver on an r × r PSD
+        # matrix whose Frobenius norm is ≤ its trace ≈ tr C.
+        tr = problem.trace
+        return gamma(problem.dim) * tr + weyl_margin(r, tr) * (1 + MARGIN_SLACK)
+    return weyl_margin(problem.dim, float(np.linalg.norm(problem.dense())))
+
+
+def psd_shift(problem) -> float:
+    """s ≥ 0 with C + sI certainly PSD (0 for factor problems, where C = FᵀF)."""
+    if problem.uses_factor:
+        return 0.0
+    lam_min = float(problem.eigenvalues()[-1])
+    s = -(lam_min - spectrum_margin(problem))
+    return max(0.0, s * (1 + MARGIN_SLACK))
+
+
+def minimize_1d(f: Callable[[float], float], lo: float, hi: float, n_grid: int = 16,
+                n_golden: int = 14, extra: tuple = ()) -> tuple[float, float]:
+    """Approximately minimise f over [lo, hi]: grid, then golden section around the best.
+
+    Any evaluated point is valid for every bound here, so inexact search only
+    costs tightness.  Returns (best value, argmin).
+    """
+    pts = list(np.linspace(lo, hi, n_grid)) + [p for p in extra if lo <= p <= hi]
+    vals = [f(p) for p in pts]
+    order = np.argsort(pts)
+    pts_s = np.asarray(pts)[order]
+    vals_s = np.asarray(vals)[order]
+    j = int(np.argmin(vals_s))
+    best, arg = float(vals_s[j]), float(pts_s[j])
+    a = pts_s[max(j - 1, 0)]
+    b = pts_s[min(j + 1, len(pts_s) - 1)]
+    g = (math.sqrt(5) - 1) / 2
+    c, d = b - g * (b - a), a + g * (b - a)
+    fc, fd = f(c), f(d)
+    for _ in range(n_golden):
+        if fc < fd:
+            b, d, fd = d, c, fc
+            c = b - g * (b - a)
+            fc = f(c)
+        else:
+            a, c, fc = c, d, fd
+            d = a + g * (b - a)
+            fd = f(d)
+    for p, v in ((c, fc), (d, fd)):
+        if v < best:
+            best, arg = float(v), float(p)
+    return best, arg
+
+
+def topk_sum(x: np.ndarray, k: int) -> float:
+    """Sum of the k largest entries of x (all of them when k ≥ len(x))."""
+    if k >= len(x):
+        return float(np.sum(x))
+    return float(np.sum(np.partition(x, len(x) - k)[len(x) - k:]))
