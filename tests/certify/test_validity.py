@@ -4,9 +4,21 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
-from certpca.certify import (NotApplicable, dabe_bound, dnn_dual_bound, dnn_sdp_bound, dspca_dual_bound,
-                             dspca_sdp_bound, gershgorin_bound, lambda1_bound, pattern_bound, perron_bound,
-                             spannogram_bound, split_bound, trace_bound)
+from certpca.certify import (
+    NotApplicable,
+    dabe_bound,
+    dnn_dual_bound,
+    dnn_sdp_bound,
+    dspca_dual_bound,
+    dspca_sdp_bound,
+    gershgorin_bound,
+    lambda1_bound,
+    pattern_bound,
+    perron_bound,
+    spannogram_bound,
+    split_bound,
+    trace_bound,
+)
 from certpca.certify.exact import exact
 from certpca.problem import Problem
 from tests.brute import brute_force, random_psd
