@@ -15,12 +15,12 @@ import platform
 import time
 
 import numpy as np
+from common import publish
 from threadpoolctl import threadpool_limits
 
 import certpca
 from certpca import datasets
 from certpca.certify import certify_vector
-from common import publish
 from certpca.solvers import solve
 
 CASES = [  # data, k, published certified fraction, goal, time goal (s)

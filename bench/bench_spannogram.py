@@ -22,12 +22,11 @@ import time
 
 import numpy as np
 import pandas as pd
+from common import publish
 
 from certpca import datasets
 from certpca.certify import NotApplicable, spannogram_bound
 from certpca.solvers.spannogram import spannogram
-
-from common import publish
 
 
 def main(argv=None):

@@ -20,14 +20,25 @@ import numpy as np
 
 from certpca.callable_module import make_callable
 from certpca.certify.certificate import Certificate, certify_vector
-from certpca.certify.duals import dabe_bound, dnn_dual_bound, dnn_value, dspca_dual_bound, pattern_bound
+from certpca.certify.duals import (
+    dabe_bound,
+    dnn_dual_bound,
+    dnn_value,
+    dspca_dual_bound,
+    pattern_bound,
+)
 from certpca.certify.exact import ExactResult, exact, exact_bound
 from certpca.certify.lowrank import spannogram_bound, split_bound
 from certpca.certify.numerics import Bound, NotApplicable
 from certpca.certify.registry import REGISTRY, default_bounds, parse_bounds
 from certpca.certify.relax import dnn_sdp_bound, dspca_sdp_bound
 from certpca.certify.spec import BoundSpec
-from certpca.certify.spectral import gershgorin_bound, lambda1_bound, perron_bound, trace_bound
+from certpca.certify.spectral import (
+    gershgorin_bound,
+    lambda1_bound,
+    perron_bound,
+    trace_bound,
+)
 from certpca.errors import InputError
 from certpca.results import Component, Fit
 
@@ -63,8 +74,30 @@ def certify(obj, *, problem=None, k: int | None = None, nonneg: bool | None = No
 
 make_callable(__name__, certify)
 
-__all__ = ["Bound", "BoundSpec", "NotApplicable", "REGISTRY", "Certificate", "certify", "certify_vector",
-           "parse_bounds", "default_bounds", "ExactResult", "exact", "exact_bound",
-           "trace_bound", "lambda1_bound", "gershgorin_bound", "perron_bound",
-           "dabe_bound", "pattern_bound", "dspca_dual_bound", "dnn_dual_bound", "dnn_value",
-           "spannogram_bound", "split_bound", "dspca_sdp_bound", "dnn_sdp_bound"]
+__all__ = [
+    "REGISTRY",
+    "Bound",
+    "BoundSpec",
+    "Certificate",
+    "ExactResult",
+    "NotApplicable",
+    "certify",
+    "certify_vector",
+    "dabe_bound",
+    "default_bounds",
+    "dnn_dual_bound",
+    "dnn_sdp_bound",
+    "dnn_value",
+    "dspca_dual_bound",
+    "dspca_sdp_bound",
+    "exact",
+    "exact_bound",
+    "gershgorin_bound",
+    "lambda1_bound",
+    "parse_bounds",
+    "pattern_bound",
+    "perron_bound",
+    "spannogram_bound",
+    "split_bound",
+    "trace_bound",
+]

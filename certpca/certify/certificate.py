@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from certpca.certify.numerics import NotApplicable
+from certpca.certify.numerics import Bound, NotApplicable
 from certpca.certify.registry import REGISTRY, default_bounds, parse_bounds
 from certpca.errors import InputError
 from certpca.validation import check_cardinality, check_float
@@ -139,7 +139,8 @@ def certify_vector(problem, w, k, nonneg=False, *, bounds=None, budget: float | 
     lower = value
     support = np.flatnonzero(w)
     t0 = time.perf_counter()
-    done, skipped = [], {}
+    done: list[Bound] = []
+    skipped: dict[str, str] = {}
     upper = np.inf
     for name in names:
         spec = REGISTRY[name]

@@ -8,11 +8,27 @@ so the 1-D searches here only buy tightness, never validity.  Margins from
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
-from certpca.certify.numerics import (DENSE_LIMIT, EPS, MARGIN_SLACK, TINY, Bound, NotApplicable, check_k,
-                                      dense_matrix, gamma, lmax_upper, minimize_1d, psd_shift, safe, timed,
-                                      topk_sum)
+from certpca.certify.numerics import (
+    DENSE_LIMIT,
+    EPS,
+    MARGIN_SLACK,
+    TINY,
+    Bound,
+    NotApplicable,
+    check_k,
+    dense_matrix,
+    gamma,
+    lmax_upper,
+    minimize_1d,
+    psd_shift,
+    safe,
+    timed,
+    topk_sum,
+)
 from certpca.certify.spec import COST_SEARCH, DABE, DSPCA, LI_XIE, BoundSpec
 from certpca.errors import InputError
 
@@ -188,10 +204,14 @@ def dnn_dual_bound(problem, k, nonneg=True, *, n_grid: int = 16, n_golden: int =
     Z = np.zeros_like(C)
     negC = np.maximum(-C, 0.0)
     results = {}
-    for name, Nf in (("zero", lambda r: Z), ("neg_part", lambda r: negC),
-                     ("shifted_neg_part", lambda r: np.maximum(r - C, 0.0))):
-        results[name] = minimize_1d(lambda r: dnn_value(C, k, r, Nf(r), err), 0.0,
-                                    max(float(np.max(C)), 0.0), n_grid, n_golden)
+    choices: dict[str, Callable[[float], np.ndarray]] = {
+        "zero": lambda r: Z, "neg_part": lambda r: negC,
+        "shifted_neg_part": lambda r: np.maximum(r - C, 0.0)}
+    for name, n_of in choices.items():
+        def objective(r: float, n_of: Callable[[float], np.ndarray] = n_of) -> float:
+            return dnn_value(C, k, r, n_of(r), err)
+
+        results[name] = minimize_1d(objective, 0.0, max(float(np.max(C)), 0.0), n_grid, n_golden)
     name = min(results, key=lambda n: results[n][0])
     best, rho = results[name]
     return Bound(best, "dnn", {"rho": rho, "N": name}, 0.0,

@@ -24,7 +24,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from certpca.certify.numerics import EPS, Bound, NotApplicable, check_k, safe, weyl_margin
+from certpca.certify.numerics import (
+    EPS,
+    Bound,
+    NotApplicable,
+    check_k,
+    safe,
+    weyl_margin,
+)
 from certpca.certify.spec import COST_EXPONENTIAL, MOGHADDAM, BoundSpec
 
 #: hard limit on D for the search (an explicit request); the registry's default is lower
@@ -45,6 +52,8 @@ GERSH_ROUNDINGS = 4
 
 @dataclass
 class ExactResult:
+    """Outcome of :func:`exact`: the optimum found and a safe upper bound proving it."""
+
     value: float            # wᵀCw of ``weights`` (feasible)
     weights: np.ndarray     # optimal unit vector (D,)
     support: list
@@ -77,7 +86,10 @@ def exact(problem, k: int, nonneg: bool = False, *, max_dim: int = MAX_DIM,
     """Exact OPT by branch and bound (D ≤ ``max_dim``, dense C).
 
     Returns an :class:`ExactResult`; ``proven`` is False when a node or time
-    limit stopped the search (``upper_bound`` is then still valid).
+    limit stopped the search (``upper_bound`` is then still valid).  The function
+    is long because the incumbent, the node bounds and the proof's running
+    maximum are shared by closures over one search; the proof (module docstring)
+    reads best in one place.
     """
     t0 = time.perf_counter()
     D = problem.dim
@@ -131,7 +143,7 @@ def exact(problem, k: int, nonneg: bool = False, *, max_dim: int = MAX_DIM,
         return b
 
     # incumbent: greedy forward selection in the chosen order
-    S = []
+    S: list[int] = []
     for _ in range(k):
         cand = [j for j in range(D) if j not in S]
         vals = [np.linalg.eigvalsh((Cp if nonneg else C)[np.ix_(S + [j], S + [j])])[-1] for j in cand]
@@ -142,20 +154,20 @@ def exact(problem, k: int, nonneg: bool = False, *, max_dim: int = MAX_DIM,
 
     nodes = 0
     stopped = False
-    stack = [((), 0)]
+    stack: list[tuple[tuple[int, ...], int]] = [((), 0)]
     while stack:
-        I, p = stack.pop()
+        node, p = stack.pop()
         nodes += 1
         if nodes > node_limit or (time_limit is not None and time.perf_counter() - t0 > time_limit):
             stopped = True
             # remaining subtrees count as unexplored: bound them all by their node bounds
-            rest = [(I, p)] + stack
+            rest = [(node, p), *stack]
             for I2, p2 in rest:
                 T = list(I2) + [int(order[j]) for j in range(p2, D)]
                 if T:
                     ub_seen = max(ub_seen, node_bound(T))
             break
-        I = list(I)
+        I = list(node)
         if nonneg and I:
             consider(sorted(I))
         if not nonneg and len(I) == k:
@@ -182,6 +194,7 @@ def exact(problem, k: int, nonneg: bool = False, *, max_dim: int = MAX_DIM,
             children.append((tuple(I + [int(order[j])]), j + 1))
         stack.extend(reversed(children))
 
+    assert best_w is not None  # consider() always accepts the greedy support's top eigenvector
     upper = safe(max(ub_seen, best_val) + margin)
     support = np.flatnonzero(best_w).tolist()
     return ExactResult(value=best_val, weights=best_w, support=support, upper_bound=upper,

@@ -12,8 +12,21 @@ import math
 import numpy as np
 
 from certpca.certify.duals import dabe_bound
-from certpca.certify.numerics import (EPS, MARGIN_SLACK, TINY, Bound, NotApplicable, check_k, dense_matrix,
-                                      gamma, lmax_upper, psd_shift, safe, spectrum_margin, timed)
+from certpca.certify.numerics import (
+    EPS,
+    MARGIN_SLACK,
+    TINY,
+    Bound,
+    NotApplicable,
+    check_k,
+    dense_matrix,
+    gamma,
+    lmax_upper,
+    psd_shift,
+    safe,
+    spectrum_margin,
+    timed,
+)
 from certpca.certify.spec import ASTERIS, COST_SEARCH, PDK, BoundSpec
 from certpca.certify.spectral import gershgorin_bound, lambda1_bound
 from certpca.problem import Problem

@@ -25,7 +25,13 @@ import time
 import numpy as np
 
 from certpca.certify.duals import DNN_REFERENCE, dnn_value, dspca_dual_bound
-from certpca.certify.numerics import Bound, NotApplicable, check_k, dense_matrix, minimize_1d
+from certpca.certify.numerics import (
+    Bound,
+    NotApplicable,
+    check_k,
+    dense_matrix,
+    minimize_1d,
+)
 from certpca.certify.spec import COST_SDP, DSPCA, BoundSpec
 
 #: the SDPs have D² variables: beyond this D they are neither default nor allowed

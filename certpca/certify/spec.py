@@ -8,8 +8,8 @@ so that two bounds citing the same paper cite it identically.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 #: cost classes, cheapest first: the order in which a certificate computes bounds
 COST_LINEAR = 0        # O(D)

@@ -8,9 +8,27 @@ from __future__ import annotations
 
 import numpy as np
 
-from certpca.certify.numerics import (DENSE_LIMIT, Bound, NotApplicable, check_k, dense_matrix, gamma,
-                                      lmax_upper, psd_shift, safe, spectrum_margin, timed, topk_sum)
-from certpca.certify.spec import (COST_EIGEN, COST_LINEAR, COST_QUADRATIC, HORN_JOHNSON, BoundSpec)
+from certpca.certify.numerics import (
+    DENSE_LIMIT,
+    Bound,
+    NotApplicable,
+    check_k,
+    dense_matrix,
+    gamma,
+    lmax_upper,
+    psd_shift,
+    safe,
+    spectrum_margin,
+    timed,
+    topk_sum,
+)
+from certpca.certify.spec import (
+    COST_EIGEN,
+    COST_LINEAR,
+    COST_QUADRATIC,
+    HORN_JOHNSON,
+    BoundSpec,
+)
 
 #: factor problems above this D would need O(D²·r) row blocks: not a default bound
 GERSHGORIN_MAX_DIM = 60000

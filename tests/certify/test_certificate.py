@@ -4,8 +4,13 @@ import time
 import numpy as np
 import pytest
 
-from certpca.certify.certificate import (REGISTRY, Certificate, certify_vector, default_bounds,
-                                         parse_bounds)
+from certpca.certify.certificate import (
+    REGISTRY,
+    Certificate,
+    certify_vector,
+    default_bounds,
+    parse_bounds,
+)
 from certpca.errors import InputError
 from certpca.problem import Problem
 from tests.brute import brute_force, random_psd

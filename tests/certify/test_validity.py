@@ -4,15 +4,28 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
-from certpca import certify as B
-from certpca.certify import relax as R
+from certpca.certify import (
+    NotApplicable,
+    dabe_bound,
+    dnn_dual_bound,
+    dnn_sdp_bound,
+    dspca_dual_bound,
+    dspca_sdp_bound,
+    gershgorin_bound,
+    lambda1_bound,
+    pattern_bound,
+    perron_bound,
+    spannogram_bound,
+    split_bound,
+    trace_bound,
+)
 from certpca.certify.exact import exact
 from certpca.problem import Problem
 from tests.brute import brute_force, random_psd
 
 FAMILIES = ["wishart", "spiked", "lowrank", "posfactor"]
-CHEAP = [B.lambda1_bound, B.trace_bound, B.gershgorin_bound, B.perron_bound, B.dabe_bound,
-         B.dspca_dual_bound, B.dnn_dual_bound, B.pattern_bound, B.spannogram_bound, B.split_bound]
+CHEAP = [lambda1_bound, trace_bound, gershgorin_bound, perron_bound, dabe_bound,
+         dspca_dual_bound, dnn_dual_bound, pattern_bound, spannogram_bound, split_bound]
 
 
 def _instances(n, seed):
@@ -46,7 +59,7 @@ def test_cheap_bounds_and_exact_on_520_problems():
         for f in CHEAP:
             try:
                 b = f(P, k, nonneg)
-            except B.NotApplicable:
+            except NotApplicable:
                 continue
             RATIOS[(b.name, fam, nonneg)].append(b.value / opt)
             if not b.value >= opt:  # tolerance 0: margins are inside b.value
@@ -79,11 +92,11 @@ def test_relaxations_on_random_subset(chunk):
     sdp_ratios, dnn_ratios = [], []
     for i in picks:
         fam, nonneg, D, k, P, opt = INSTANCES[i]
-        b = R.dspca_sdp_bound(P, k, nonneg)
+        b = dspca_sdp_bound(P, k, nonneg)
         assert b.value >= opt, (fam, nonneg, D, k, opt, b.value, b.params)
         sdp_ratios.append(b.value / opt)
         if nonneg:
-            bn = R.dnn_sdp_bound(P, k, nonneg)
+            bn = dnn_sdp_bound(P, k, nonneg)
             assert bn.value >= opt, (fam, D, k, opt, bn.value, bn.params)
             dnn_ratios.append(bn.value / opt)
     print(f"\nDSPCA SDP mean UB/OPT {np.mean(sdp_ratios):.4f} (n={len(sdp_ratios)}); "
@@ -105,7 +118,7 @@ def test_indefinite_covariance_is_handled():
             for f in CHEAP:
                 try:
                     b = f(P, 3, nonneg)
-                except B.NotApplicable:
+                except NotApplicable:
                     continue
                 assert b.value >= opt, (b.name, opt, b.value)
 
@@ -115,7 +128,7 @@ def test_bounds_report_validity_and_time():
     for f in CHEAP:
         try:
             b = f(P, 3, True)
-        except B.NotApplicable:
+        except NotApplicable:
             continue
         assert b.validity and b.seconds >= 0 and isinstance(b.params, dict)
         assert isinstance(b.to_dict()["value"], float)
@@ -123,10 +136,10 @@ def test_bounds_report_validity_and_time():
 
 def test_not_applicable():
     P = Problem.from_covariance(np.eye(4))
-    with pytest.raises(B.NotApplicable):
-        B.perron_bound(P, 2, False)
-    with pytest.raises(B.NotApplicable):
-        B.dnn_dual_bound(P, 2, False)
+    with pytest.raises(NotApplicable):
+        perron_bound(P, 2, False)
+    with pytest.raises(NotApplicable):
+        dnn_dual_bound(P, 2, False)
 
 
 def test_factor_gershgorin_matches_dense_without_forming_dxd():
@@ -136,6 +149,6 @@ def test_factor_gershgorin_matches_dense_without_forming_dxd():
     assert P.uses_factor
     Pd = Problem.from_covariance(P.dense())
     for nonneg in (False, True):
-        a = B.gershgorin_bound(P, 5, nonneg, block_bytes=8 * 40 * 7).value
-        b = B.gershgorin_bound(Pd, 5, nonneg).value
+        a = gershgorin_bound(P, 5, nonneg, block_bytes=8 * 40 * 7).value
+        b = gershgorin_bound(Pd, 5, nonneg).value
         assert abs(a - b) <= 1e-9 * b

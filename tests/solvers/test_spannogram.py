@@ -12,8 +12,17 @@ import pytest
 from certpca.errors import InputError
 from certpca.problem import Problem
 from certpca.solvers.spannogram import (
-    covering_radius, grid_net, max_quad_on_cone, random_net, rank1_supports, spannogram, support_values,
-    surrogate_factor, sweep_supports_2d, top_k_supports, vertex_supports,
+    covering_radius,
+    grid_net,
+    max_quad_on_cone,
+    random_net,
+    rank1_supports,
+    spannogram,
+    support_values,
+    surrogate_factor,
+    sweep_supports_2d,
+    top_k_supports,
+    vertex_supports,
 )
 from tests.brute import brute_force, random_psd
 

@@ -61,12 +61,19 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from ...errors import InputError
 from ...problem import Problem
-from ...validation import check_cardinality, check_choice, check_float, check_int, check_random_state
+from ...validation import (
+    check_cardinality,
+    check_choice,
+    check_float,
+    check_int,
+    check_random_state,
+)
 from ..base import Run, Solver
 from ..renormalize import renormalize
 from .nets import covering_radius, grid_net, net_supports, random_net
@@ -78,17 +85,17 @@ from .vertices import vertex_supports
 __all__ = [
     "Spannogram",
     "SpannogramResult",
-    "spannogram",
-    "surrogate_factor",
-    "rank1_supports",
-    "top_k_supports",
-    "sweep_supports_2d",
-    "vertex_supports",
-    "max_quad_on_cone",
-    "support_values",
-    "grid_net",
-    "random_net",
     "covering_radius",
+    "grid_net",
+    "max_quad_on_cone",
+    "random_net",
+    "rank1_supports",
+    "spannogram",
+    "support_values",
+    "surrogate_factor",
+    "sweep_supports_2d",
+    "top_k_supports",
+    "vertex_supports",
 ]
 
 #: the net choices of :func:`spannogram` (None: exact enumeration)
@@ -186,6 +193,11 @@ def spannogram(problem: Problem, k: int, *, nonneg: bool = False, d: int = 2,
     Returns
     -------
     SpannogramResult
+
+    Notes
+    -----
+    Long only because of its parameter documentation: the body dispatches to
+    the enumeration or net, then refines the best candidates on C.
     """
     t0 = time.perf_counter()
     k, d, samples, n_refine = _check(problem, k, d, net, epsilon, samples, n_refine)
@@ -205,7 +217,7 @@ def spannogram(problem: Problem, k: int, *, nonneg: bool = False, d: int = 2,
         supports, f_lb = top_k_supports(V[:, 0][None, :] * np.array([[1.0], [-1.0]]), k, nonneg)
         supports, first = np.unique(supports, axis=0, return_index=True)
         f_lb = f_lb[first]
-        opt_net = None
+        opt_net: float | None = None
     elif net is None:
         if d_eff == 2:
             supports, f_lb = sweep_supports_2d(V, k, nonneg)
@@ -223,15 +235,16 @@ def spannogram(problem: Problem, k: int, *, nonneg: bool = False, d: int = 2,
     # Per-support values on the surrogate ([PDK13]; [APD14] Sec. 5), then refine on C.
     enumerated = method == "exact"
     vals, xs, _ = support_values(V, supports, nonneg, f_lb=f_lb, keep=n_refine, exhaustive=enumerated)
-    opt_d = float(vals[0]) if enumerated else float(opt_net)
+    opt_d = float(vals[0]) if opt_net is None else float(opt_net)
     best_w, best_val = None, -np.inf
     for x in xs:
         w = renormalize(problem, x, np.flatnonzero(x), nonneg)
         val = problem.variance(w)
         if val > best_val:
             best_w, best_val = w, val
+    assert best_w is not None  # support_values always returns at least one candidate
     return SpannogramResult(best_w, float(best_val), opt_d, lam_next, d_eff, method,
-                            eps_out, int(len(supports)), time.perf_counter() - t0,
+                            eps_out, len(supports), time.perf_counter() - t0,
                             exact=enumerated and truncated is None, truncated=truncated)
 
 
@@ -242,7 +255,7 @@ def _check(problem, k, d, net, epsilon, samples, n_refine) -> tuple[int, int, in
                                                  "Problem.from_data(X) or Problem.from_covariance(C)")
     k = check_cardinality(k, problem.dim)
     d = check_int(d, "d", low=1)
-    check_choice(net, NETS, "net")
+    check_choice(net, NETS, "net")  # type: ignore[arg-type]  # None is a valid choice
     if net is not None:
         epsilon = check_float(epsilon, "epsilon", low=0.0, high=MAX_EPSILON, low_open=True)
         if epsilon == MAX_EPSILON:
@@ -262,7 +275,7 @@ class Spannogram(Solver):
     """
 
     name = "spannogram"
-    defaults = {"d": 2, "net": None, "epsilon": 0.1, "samples": None, "n_refine": 16}
+    defaults: ClassVar[dict] = {"d": 2, "net": None, "epsilon": 0.1, "samples": None, "n_refine": 16}
     reference = ("Asteris, M., Papailiopoulos, D. S. & Dimakis, A. G. (2014). Nonnegative sparse PCA "
                  "with provable guarantees. Proceedings of the 31st International Conference on Machine "
                  "Learning; Papailiopoulos, D. S., Dimakis, A. G. & Korokythakis, S. (2013). Sparse PCA "

@@ -53,16 +53,16 @@ def grid_net(d: int, epsilon: float, nonneg: bool, samples: int | None = None
     if d == 2:
         span = 2 * np.pi if nonneg else np.pi
         div = 2 if nonneg else 4
-        m = int(math.ceil(np.pi / (div * math.asin(min(epsilon, 2.0) / 2))))
+        m = math.ceil(np.pi / (div * math.asin(min(epsilon, 2.0) / 2)))
         if samples is not None:
             m = min(m, int(samples))
         m = max(m, 1)
         th = np.arange(m) * (span / m)
         return np.column_stack([np.cos(th), np.sin(th)]), 2 * math.sin(np.pi / (div * m))
     faces = 2 * d if nonneg else d
-    m = int(math.ceil(math.sqrt(d - 1) / epsilon))
+    m = math.ceil(math.sqrt(d - 1) / epsilon)
     if samples is not None:
-        m = min(m, int(math.floor((samples / faces) ** (1 / (d - 1)))))
+        m = min(m, math.floor((samples / faces) ** (1 / (d - 1))))
     m = max(m, 1)
     ticks = -1 + (2 * np.arange(m) + 1) / m
     face_grid = np.stack(np.meshgrid(*([ticks] * (d - 1)), indexing="ij"), -1).reshape(-1, d - 1)
@@ -99,7 +99,7 @@ def random_net(d: int, epsilon: float, nonneg: bool, samples: int | None = None,
         alpha = 2 * math.asin(min(epsilon / 4, 1.0))
         p = _cap_measure(alpha, d)
         N = (1 + 4 / epsilon) ** d
-        samples = int(math.ceil(math.log(N / delta) / p))
+        samples = math.ceil(math.log(N / delta) / p)
     Z = gen.standard_normal((int(samples), d))
     Z /= np.linalg.norm(Z, axis=1, keepdims=True)
     eps = covering_radius(np.vstack([Z, -Z]))

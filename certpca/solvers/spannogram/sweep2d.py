@@ -49,9 +49,7 @@ def _critical_angles(VR: np.ndarray, nonneg: bool, period: float) -> np.ndarray:
     """Angles in [0, period) of the hyperplanes among the rows VR ([APD14] Sec. 4.1)."""
     m = len(VR)
     iu, ju = np.triu_indices(m, 1)
-    W = [VR[iu] - VR[ju]]
-    W.append(VR if nonneg else VR[iu] + VR[ju])
-    W = np.vstack(W)
+    W = np.vstack([VR[iu] - VR[ju], VR if nonneg else VR[iu] + VR[ju]])
     # wᵀc(θ) = w1 cos θ + w2 sin θ = 0  ⇔  θ = atan2(−w1, w2)  (mod π)
     th = np.mod(np.arctan2(-W[:, 0], W[:, 1]), np.pi)
     if nonneg:

@@ -44,7 +44,7 @@ def max_quad_on_cone(R: np.ndarray) -> tuple[float, np.ndarray | None]:
             N = null_vectors(RJ)[:, :, None]   # (nJ, d, 1)
             cands.append(N[:, :, 0])
             continue
-        _, sv, Vt = np.linalg.svd(RJ, full_matrices=True)
+        _, _, Vt = np.linalg.svd(RJ, full_matrices=True)
         N = np.transpose(Vt[:, s:, :], (0, 2, 1))   # (nJ, d, d-s)
         Qp = np.transpose(N, (0, 2, 1)) @ Q @ N
         _, Yv = np.linalg.eigh(Qp)
@@ -69,7 +69,7 @@ def max_quad_on_cone(R: np.ndarray) -> tuple[float, np.ndarray | None]:
 
 def null_vectors(W: np.ndarray) -> np.ndarray:
     """A null vector (not normalised) of each (d−1) × d block of W (m, d−1, d); zero where degenerate."""
-    m, s, d = W.shape
+    d = W.shape[2]
     if d == 2:
         return np.stack([-W[:, 0, 1], W[:, 0, 0]], axis=1)
     if d == 3:
@@ -121,13 +121,13 @@ def support_values(V: np.ndarray, S: np.ndarray, nonneg: bool, *, f_lb=None,
     else:
         f = np.full(len(S), -np.inf) if f_lb is None else np.asarray(f_lb)
         order = np.argsort(-f)[:NET_CANDIDATES_PER_KEEP * keep]
-    best = []   # (value, x, support)
+    best: list[tuple[float, np.ndarray, np.ndarray]] = []   # (value, x, support)
     for j in order:
         # exact for the maximum once ub ≤ the best value; a few more fill `keep`
         if exhaustive and best and ub[j] <= best[0][0] and (len(best) >= keep
                                                              or ub[j] <= best[-1][0]):
             break
-        valc, c = max_quad_on_cone(VI[j])
+        _, c = max_quad_on_cone(VI[j])
         if c is None:
             continue
         y = np.maximum(VI[j] @ c, 0.0)

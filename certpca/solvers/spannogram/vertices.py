@@ -267,7 +267,6 @@ def _vertex_batch(V, C, K, k, nonneg, tol, out, truncated):
     A tie with more than MAX_TIE_COMPLETIONS completions is cut there and
     described in ``truncated``.
     """
-    n, d = V.shape
     Y = C @ V.T
     G = Y if nonneg else np.abs(Y)
     t = G[np.arange(len(C)), K[:, 0]]
@@ -286,7 +285,7 @@ def _vertex_batch(V, C, K, k, nonneg, tol, out, truncated):
         E = np.flatnonzero(eq[b])
         base = gt[b]
         if nonneg and zero_level[b]:
-            sizes = range(0, min(free, len(E)) + 1)
+            sizes = range(min(free, len(E)) + 1)
         else:
             sizes = [free]
         rows = []
