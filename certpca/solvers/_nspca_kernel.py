@@ -58,7 +58,7 @@ def best_nonneg(alpha: float, c2: float, c1: float, current: float) -> float:
     if disc < 0.0:                                    # three real roots (p < 0)
         m = 2.0 * math.sqrt(-p / 3.0)
         arg = 3.0 * q / (p * m)
-        arg = -1.0 if arg < -1.0 else (1.0 if arg > 1.0 else arg)
+        arg = max(-1.0, min(arg, 1.0))
         theta = math.acos(arg) / 3.0
         n_roots = 3
     else:

@@ -48,8 +48,11 @@ from .base import Run, Solver
 
 
 def _kernel() -> ModuleType:
-    """The compiled sweep (:mod:`certpca.solvers._nspca_kernel`)."""
-    from . import _nspca_kernel  # here, not at the top: numba loads in ~0.2 s, paid only by NSPCA fits
+    """The compiled sweep (:mod:`certpca.solvers._nspca_kernel`).
+
+    Imported here, not at the top: numba loads in ~0.2 s, paid only by NSPCA fits.
+    """
+    from . import _nspca_kernel
     return _nspca_kernel
 
 
@@ -231,7 +234,7 @@ def nspca(problem: Problem, n_components: int = 1, alpha: float | None = None, b
                 history.append(st.objective(alpha, beta))
             if changed == 0 or gain <= tol * max(1.0, abs(f_old)):
                 break
-    info = {"objective": f_old, "sweeps": sweeps, "full_sweeps": full_sweeps, "converged": converged,
+    info: dict = {"objective": f_old, "sweeps": sweeps, "full_sweeps": full_sweeps, "converged": converged,
             "cardinality": int(np.count_nonzero(st.U)), "alpha": alpha, "beta": float(beta),
             "seconds": time.perf_counter() - t0}
     if trace:
@@ -322,7 +325,7 @@ class CardinalitySearch:
             c, nb = max(feas) if feas else (0, 0.0)
             beta = -nb
             reached = False
-        card, U, info = self.evaluations[beta] if beta in self.evaluations else self.at(beta)
+        _, U, info = self.evaluations[beta] if beta in self.evaluations else self.at(beta)
         near_below = max((c for c, _, _ in self.evaluations.values() if c < k), default=None)
         near_above = min((c for c, _, _ in self.evaluations.values() if c > k), default=None)
         return U, {**info, "target": k, "reached": reached, "beta": beta,
