@@ -282,13 +282,50 @@ class CardinalitySearch:
             self.evaluations[beta] = (info["cardinality"], U, info)
         return self.evaluations[beta]
 
+    def _guess(self, k: int, lo: float) -> float:
+        """β above which all but about k entries of the U at β = ``lo`` would be zero.
+
+        At u = 0 the update of eq. (4)/(5) keeps an entry at zero when c₁ ≤ 0 (and
+        c₂ is not large), and c₁ + β = g − α·cross does not depend on β: the
+        (k+1)-th largest of these over all entries is a first β for k nonzeros.
+        U shrinks as β grows, so the guess is high, typically by a factor 2–3.
+        """
+        U = self.evaluations[lo][1]
+        G = U.T @ U
+        g = self.problem.matvec(U) - self.problem.diag[:, None] * U
+        rowsq = np.sum(U * U, axis=1, keepdims=True)
+        cross = U @ G - U * np.diag(G) - U * (rowsq - U * U)
+        strength = np.sort((g - self.alpha * cross).ravel())[::-1]
+        return float(strength[k]) if k < strength.size else 0.0
+
     def _bracket(self, k: int) -> tuple[float, float]:
-        """lo with nnz > k (or β = 0) and hi with nnz < k, the tightest among the cached evaluations."""
+        """lo with nnz > k (or β = 0) and hi with nnz < k, the tightest among the cached evaluations.
+
+        Without a cached hi: probe :meth:`_guess`, then halve (or double) it until
+        the cardinality crosses k; every probe starts warm from the U at lo.
+        """
         lo = max((b for b, (c, _, _) in self.evaluations.items() if c > k), default=0.0)
         above = [b for b, (c, _, _) in self.evaluations.items() if c < k and b > lo]
         if above:
             return lo, min(above)
-        hi = max(lo, float(np.max(self.problem.diag)) * 1e-3, 1e-300)
+        hi = self._guess(k, lo)
+        if hi > lo:
+            c = self.at(hi, lo)[0]
+            if c == k:
+                return hi, hi
+            while c < k:               # the guess overshot: halve towards lo
+                probe = 0.5 * hi
+                if probe <= lo * (1.0 + self.rel_length):
+                    return lo, hi
+                c = self.at(probe, lo)[0]
+                if c == k:
+                    return probe, probe
+                if c > k:
+                    return probe, hi
+                hi = probe
+            lo, hi = hi, 2.0 * hi
+        else:
+            hi = max(lo, float(np.max(self.problem.diag)) * 1e-3, 1e-300)
         while self.at(hi, lo)[0] >= k:
             if self.at(hi, lo)[0] == k:
                 return hi, hi
