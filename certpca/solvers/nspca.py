@@ -164,6 +164,9 @@ def nspca(problem: Problem, n_components: int = 1, alpha: float | None = None, b
           ) -> tuple[np.ndarray, dict]:
     """Zass & Shashua's Algorithm 1: coordinate ascent on eq. (3) for L = ``n_components`` jointly.
 
+    Over 80 lines because the full/active-set sweep alternation and its stopping
+    rule are one loop that reads best in one place.
+
     Parameters
     ----------
     problem : Problem
