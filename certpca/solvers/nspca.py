@@ -24,15 +24,21 @@ current value is a candidate too, so no update ever lowers F (monotone ascent).
 
 What one update needs is kept up to date instead of recomputed: the Gram
 matrix G = UᵀU (L × L) and either AU (D × L, dense A) or FU (r × L, A = FᵀF held
-as a factor when D > N): one update costs O(D + L) or O(r + L), a sweep over
-all D·L entries O(DL(D + L)) or O(DL(r + L)), and no D × D array is formed when
-the problem holds a factor.
+as a factor when D > N).  Changing U[s, r] by δ is a rank-one update of the
+caches (δ·A[s] into AU, δ·F[:, s] into FU): one update costs O(D + L) or
+O(r + L) and no D × D array is formed when the problem holds a factor.  The
+sweep runs compiled (numba, :mod:`certpca.solvers._nspca_kernel`).
+
+Sweeps alternate between all D·L entries and, until they stall, the nonzero
+entries only (the active set, as in coordinate descent for the lasso): the
+fixed points are those of full sweeps, since a fit stops only after a full
+sweep that raises F by at most ``tol``.
 """
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
+from types import ModuleType
 
 import numpy as np
 
@@ -40,45 +46,21 @@ from ..errors import InputError
 from ..problem import Problem
 from .base import Run, Solver
 
-_TWO_PI_3 = 2.0 * math.pi / 3.0
+
+def _kernel() -> ModuleType:
+    """The compiled sweep (:mod:`certpca.solvers._nspca_kernel`).
+
+    Imported here, not at the top: numba loads in ~0.2 s, paid only by NSPCA fits.
+    """
+    from . import _nspca_kernel  # late: numba loads only for NSPCA fits (see docstring)
+    return _nspca_kernel
 
 
 # --------------------------------------------------------------- one entry
-def quartic(u: float, alpha: float, c2: float, c1: float) -> float:
-    """f(u) = −(α/4)u⁴ + (c₂/2)u² + c₁u, Zass & Shashua eq. (4) without its constant."""
+def quartic(u, alpha: float, c2: float, c1: float):
+    """f(u) = −(α/4)u⁴ + (c₂/2)u² + c₁u, Zass & Shashua eq. (4) without its constant (u may be an array)."""
     u2 = u * u
     return -0.25 * alpha * u2 * u2 + 0.5 * c2 * u2 + c1 * u
-
-
-def cubic_roots(alpha: float, c2: float, c1: float) -> list[float]:
-    """Real roots of f'(u) = −αu³ + c₂u + c₁ = 0 (eq. 5), for α > 0.
-
-    Written as the depressed cubic t³ + pt + q = 0 with p = −c₂/α, q = −c₁/α:
-    three real roots by the trigonometric formula when (q/2)² + (p/3)³ < 0, else
-    the one real root by Cardano in the cancellation-free form t = w − p/(3w),
-    w = ∛(−q/2 − sign(q)√((q/2)² + (p/3)³)).  Each root gets one Newton step.
-    """
-    p = -c2 / alpha
-    q = -c1 / alpha
-    disc = 0.25 * q * q + p * p * p / 27.0
-    if disc < 0.0:                                   # three real roots (p < 0)
-        m = 2.0 * math.sqrt(-p / 3.0)
-        arg = 3.0 * q / (p * m)
-        arg = -1.0 if arg < -1.0 else (1.0 if arg > 1.0 else arg)
-        theta = math.acos(arg) / 3.0
-        roots = [m * math.cos(theta - _TWO_PI_3 * j) for j in range(3)]
-    else:
-        sq = math.sqrt(disc)
-        a = -0.5 * q - (sq if q >= 0.0 else -sq)
-        w = math.copysign(abs(a) ** (1.0 / 3.0), a)
-        roots = [w - p / (3.0 * w) if w != 0.0 else 0.0]
-    out = []
-    for t in roots:                                  # polish: t ← t − g(t)/g'(t)
-        d = 3.0 * t * t + p
-        if d != 0.0:
-            t -= (t * t * t + p * t + q) / d
-        out.append(t)
-    return out
 
 
 def best_nonneg(alpha: float, c2: float, c1: float, current: float = 0.0) -> float:
@@ -86,17 +68,9 @@ def best_nonneg(alpha: float, c2: float, c1: float, current: float = 0.0) -> flo
 
     Candidates: 0, the nonnegative real roots of eq. (5), and ``current`` (kept
     on ties, so a coordinate never moves to a point that rounding makes worse).
+    This is the compiled function every sweep calls.
     """
-    best_u = current
-    best_f = quartic(current, alpha, c2, c1)
-    if best_f < 0.0:                                 # f(0) = 0
-        best_u, best_f = 0.0, 0.0
-    for t in cubic_roots(alpha, c2, c1):
-        if t > 0.0:
-            ft = quartic(t, alpha, c2, c1)
-            if ft > best_f:
-                best_u, best_f = t, ft
-    return best_u
+    return float(_kernel().best_nonneg(float(alpha), float(c2), float(c1), float(current)))
 
 
 # ------------------------------------------------------------ the objective
@@ -114,26 +88,33 @@ class _State:
     def __init__(self, problem: Problem, U: np.ndarray):
         self.problem = problem
         self.U = np.array(U, dtype=float, order="C")       # D × L
-        self.diag = problem.diag
-        if problem.uses_factor:
-            self.Ft = np.ascontiguousarray(problem.factor().T)   # D × r: row s is F[:, s]
-            self.A = None
+        self.diag = np.ascontiguousarray(problem.diag, dtype=float)
+        self.factor = problem.uses_factor
+        if self.factor:
+            self.M = np.ascontiguousarray(problem.factor().T)   # D × r: row s is F[:, s]
         else:
-            self.A = problem.dense()                            # D × D: only when D ≤ N
-            self.Ft = None
+            self.M = problem.dense()                            # D × D: only when D ≤ N
+        D, L = self.U.shape
+        self.all_entries = np.ascontiguousarray(
+            np.column_stack([np.tile(np.arange(D), L), np.repeat(np.arange(L), D)]))
         self.refresh()
 
     def refresh(self) -> None:
         """Recompute the caches exactly (undoes drift from incremental updates)."""
         U = self.U
-        self.G = U.T @ U
-        if self.Ft is not None:
-            self.P = np.ascontiguousarray((U.T @ self.Ft))          # L × r: rows (FU)[:, r]ᵀ
+        self.G = np.ascontiguousarray(U.T @ U)
+        if self.factor:
+            self.P = np.ascontiguousarray(U.T @ self.M)           # L × r: rows (FU)[:, r]ᵀ
         else:
-            self.P = np.ascontiguousarray((self.A @ U).T)          # L × D: rows (AU)[:, r]ᵀ
+            self.P = np.ascontiguousarray((self.M @ U).T)         # L × D: rows (AU)[:, r]ᵀ
+
+    def support(self) -> np.ndarray:
+        """The nonzero entries (s, r), column by column, as the sweep takes them."""
+        r, s = np.nonzero(self.U.T)
+        return np.ascontiguousarray(np.column_stack([s, r]))
 
     def variance_sum(self) -> float:
-        if self.Ft is not None:
+        if self.factor:
             return float(np.sum(self.P * self.P))
         return float(np.sum(self.P * self.U.T))
 
@@ -142,47 +123,15 @@ class _State:
         return (0.5 * self.variance_sum() - 0.25 * alpha * float(np.sum((np.eye(L) - self.G) ** 2))
                 - beta * float(self.U.sum()))
 
-    def sweep(self, alpha: float, beta: float) -> int:
-        """One pass of Algorithm 1 over every entry (column by column); returns entries changed."""
-        U, G, P, diag = self.U, self.G, self.P, self.diag
-        D, L = U.shape
-        Ft, A = self.Ft, self.A
-        changed = 0
-        for r in range(L):
-            Pr = P[r]
-            for s in range(D):
-                row = U[s]
-                u = float(row[r])
-                a = float(diag[s])
-                if Ft is not None:
-                    g = float(Ft[s] @ Pr) - a * u
-                else:
-                    g = float(Pr[s]) - a * u
-                Grr = float(G[r, r])
-                if L == 1:
-                    c1 = g - beta
-                    c2 = a + alpha - alpha * (Grr - u * u)
-                else:
-                    sq = float(row @ row) - u * u
-                    cross = float(row @ G[:, r]) - u * Grr - u * sq
-                    c1 = g - alpha * cross - beta
-                    c2 = a + alpha - alpha * (Grr - u * u) - alpha * sq
-                new = best_nonneg(alpha, c2, c1, u)
-                if new != u:
-                    delta = new - u
-                    if L > 1:
-                        G[r, :] += delta * row          # row still holds the old u at r
-                        G[:, r] += delta * row
-                        G[r, r] = Grr + new * new - u * u
-                    else:
-                        G[0, 0] = Grr + new * new - u * u
-                    row[r] = new
-                    if Ft is not None:
-                        Pr += delta * Ft[s]
-                    else:
-                        Pr += delta * A[s]
-                    changed += 1
-        return changed
+    def sweep(self, alpha: float, beta: float, entries: np.ndarray | None = None) -> tuple[int, float]:
+        """One pass of Algorithm 1 over ``entries`` (default all, column by column).
+
+        Returns the number of entries changed and the rise of eq. (3).
+        """
+        entries = self.all_entries if entries is None else entries
+        changed, gain = _kernel().sweep(self.U, self.G, self.P, self.diag, self.M, self.factor,
+                                        float(alpha), float(beta), entries)
+        return int(changed), float(gain)
 
 
 # ------------------------------------------------------------- public API
@@ -211,8 +160,12 @@ def random_start(problem: Problem, n_components: int, rng: np.random.Generator) 
 
 def nspca(problem: Problem, n_components: int = 1, alpha: float | None = None, beta: float = 0.0,
           rng: np.random.Generator | None = None, max_iter: int = 1000, tol: float = 1e-9,
-          init: np.ndarray | None = None, trace: bool = False) -> tuple[np.ndarray, dict]:
+          init: np.ndarray | None = None, trace: bool = False, active: bool = True
+          ) -> tuple[np.ndarray, dict]:
     """Zass & Shashua's Algorithm 1: coordinate ascent on eq. (3) for L = ``n_components`` jointly.
+
+    Over 80 lines because the full/active-set sweep alternation and its stopping
+    rule are one loop that reads best in one place.
 
     Parameters
     ----------
@@ -227,21 +180,24 @@ def nspca(problem: Problem, n_components: int = 1, alpha: float | None = None, b
     rng : numpy.random.Generator, optional
         Used only for the random nonnegative start when ``init`` is None.
     max_iter : int
-        Largest number of sweeps over all D·L entries.
+        Largest number of sweeps (full and active-set sweeps together).
     tol : float
         Stop when a sweep raises F by at most ``tol``·max(1, |F|), or changes nothing.
     init : array (D,) or (D, L), optional
         Start; negative entries are clipped to 0.
     trace : bool
         Record the objective after every sweep in ``info["objectives"]``.
+    active : bool
+        Between full sweeps, sweep the nonzero entries only until they stall
+        (same fixed points, far fewer entry updates when U is sparse).
 
     Returns
     -------
     U : ndarray (D, L)
         Nonnegative, *not* normalised (the penalty lets ‖u_r‖ drift from 1).
     info : dict
-        objective, sweeps, converged, cardinality (nnz of U), alpha, beta, seconds
-        (and objectives when ``trace``).
+        objective, sweeps (all), full_sweeps, converged, cardinality (nnz of U), alpha,
+        beta, seconds (and objectives when ``trace``).
     """
     alpha = default_alpha(problem) if alpha is None else float(alpha)
     _validate(problem, n_components, alpha, float(beta))
@@ -256,9 +212,11 @@ def nspca(problem: Problem, n_components: int = 1, alpha: float | None = None, b
     f_old = st.objective(alpha, beta)
     history = [f_old]
     converged = False
-    sweeps = 0
-    for sweeps in range(1, max_iter + 1):
-        changed = st.sweep(alpha, beta)
+    sweeps = full_sweeps = 0
+    while sweeps < max_iter:
+        changed, _ = st.sweep(alpha, beta)
+        sweeps += 1
+        full_sweeps += 1
         st.refresh()
         f_new = st.objective(alpha, beta)
         if trace:
@@ -268,7 +226,18 @@ def nspca(problem: Problem, n_components: int = 1, alpha: float | None = None, b
             f_old = f_new
             break
         f_old = f_new
-    info = {"objective": f_old, "sweeps": sweeps, "converged": converged,
+        support = st.support()
+        if not active or len(support) == len(st.all_entries):
+            continue
+        while sweeps < max_iter:       # the active set: the nonzero entries until they stall
+            changed, gain = st.sweep(alpha, beta, support)
+            sweeps += 1
+            f_old += gain
+            if trace:
+                history.append(st.objective(alpha, beta))
+            if changed == 0 or gain <= tol * max(1.0, abs(f_old)):
+                break
+    info: dict = {"objective": f_old, "sweeps": sweeps, "full_sweeps": full_sweeps, "converged": converged,
             "cardinality": int(np.count_nonzero(st.U)), "alpha": alpha, "beta": float(beta),
             "seconds": time.perf_counter() - t0}
     if trace:
@@ -316,13 +285,50 @@ class CardinalitySearch:
             self.evaluations[beta] = (info["cardinality"], U, info)
         return self.evaluations[beta]
 
+    def _guess(self, k: int, lo: float) -> float:
+        """β above which all but about k entries of the U at β = ``lo`` would be zero.
+
+        At u = 0 the update of eq. (4)/(5) keeps an entry at zero when c₁ ≤ 0 (and
+        c₂ is not large), and c₁ + β = g − α·cross does not depend on β: the
+        (k+1)-th largest of these over all entries is a first β for k nonzeros.
+        U shrinks as β grows, so the guess is high, typically by a factor 2–3.
+        """
+        U = self.evaluations[lo][1]
+        G = U.T @ U
+        g = self.problem.matvec(U) - self.problem.diag[:, None] * U
+        rowsq = np.sum(U * U, axis=1, keepdims=True)
+        cross = U @ G - U * np.diag(G) - U * (rowsq - U * U)
+        strength = np.sort((g - self.alpha * cross).ravel())[::-1]
+        return float(strength[k]) if k < strength.size else 0.0
+
     def _bracket(self, k: int) -> tuple[float, float]:
-        """lo with nnz > k (or β = 0) and hi with nnz < k, the tightest among the cached evaluations."""
+        """lo with nnz > k (or β = 0) and hi with nnz < k, the tightest among the cached evaluations.
+
+        Without a cached hi: probe :meth:`_guess`, then halve (or double) it until
+        the cardinality crosses k; every probe starts warm from the U at lo.
+        """
         lo = max((b for b, (c, _, _) in self.evaluations.items() if c > k), default=0.0)
         above = [b for b, (c, _, _) in self.evaluations.items() if c < k and b > lo]
         if above:
             return lo, min(above)
-        hi = max(lo, float(np.max(self.problem.diag)) * 1e-3, 1e-300)
+        hi = self._guess(k, lo)
+        if hi > lo:
+            c = self.at(hi, lo)[0]
+            if c == k:
+                return hi, hi
+            while c < k:               # the guess overshot: halve towards lo
+                probe = 0.5 * hi
+                if probe <= lo * (1.0 + self.rel_length):
+                    return lo, hi
+                c = self.at(probe, lo)[0]
+                if c == k:
+                    return probe, probe
+                if c > k:
+                    return probe, hi
+                hi = probe
+            lo, hi = hi, 2.0 * hi
+        else:
+            hi = max(lo, float(np.max(self.problem.diag)) * 1e-3, 1e-300)
         while self.at(hi, lo)[0] >= k:
             if self.at(hi, lo)[0] == k:
                 return hi, hi
@@ -359,7 +365,7 @@ class CardinalitySearch:
             c, nb = max(feas) if feas else (0, 0.0)
             beta = -nb
             reached = False
-        card, U, info = self.evaluations[beta] if beta in self.evaluations else self.at(beta)
+        _, U, info = self.evaluations[beta] if beta in self.evaluations else self.at(beta)
         near_below = max((c for c, _, _ in self.evaluations.values() if c < k), default=None)
         near_above = min((c for c, _, _ in self.evaluations.values() if c > k), default=None)
         return U, {**info, "target": k, "reached": reached, "beta": beta,

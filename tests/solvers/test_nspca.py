@@ -7,7 +7,14 @@ import pytest
 from certpca.errors import InputError
 from certpca.problem import Problem
 from certpca.solvers import REGISTRY, solve
-from certpca.solvers.nspca import best_nonneg, nspca, nspca_at_cardinality, objective, quartic
+from certpca.solvers.nspca import (
+    _State,
+    best_nonneg,
+    nspca,
+    nspca_at_cardinality,
+    objective,
+    quartic,
+)
 from tests.brute import brute_force, random_psd
 
 FAMILIES = ["wishart", "spiked", "lowrank", "posfactor"]
@@ -179,3 +186,76 @@ def test_plugin_is_registered_and_nonnegative_only():
     comp = solve(P, 2, method="nspca", nonneg=True, restarts=1)
     assert not comp.extras["reached"] and "below the thresholded first principal component" in comp.extras["floor"]
     assert comp.cardinality == 2 and np.isclose(comp.variance, brute_force(np.eye(4) + 1, 2, nonneg=True)[0])
+
+
+# ----------------------------------------------- the compiled sweep vs eq. (4)/(5) written out
+def _reference_sweep(A, U, alpha, beta, entries):
+    """One pass of Algorithm 1 straight from eq. (4)/(5): c₁, c₂ from the dense A and U for every entry,
+    the cubic's roots from numpy.roots, the best of 0, the current value and the nonnegative roots."""
+    U = U.copy()
+    L = U.shape[1]
+    for s, r in entries:
+        others = np.arange(U.shape[0]) != s
+        c1 = A[s, others] @ U[others, r] - beta
+        c2 = A[s, s] + alpha - alpha * np.sum(U[others, r] ** 2)
+        for q in range(L):
+            if q != r:
+                c1 -= alpha * U[s, q] * (U[others, r] @ U[others, q])
+                c2 -= alpha * U[s, q] ** 2
+        roots = np.roots([-alpha, 0.0, c2, c1])
+        cands = [0.0]
+        for t in roots:
+            if abs(t.imag) < 1e-6 * max(1, abs(t)) and t.real > 0:
+                t = t.real
+                for _ in range(3):   # np.roots is inaccurate near a double root: polish with Newton
+                    d2 = -3 * alpha * t * t + c2
+                    t = t - (-alpha * t ** 3 + c2 * t + c1) / d2 if d2 != 0 else t
+                cands.append(t)
+        best = U[s, r] if quartic(U[s, r], alpha, c2, c1) >= 0 else 0.0
+        for t in cands:
+            if quartic(t, alpha, c2, c1) > quartic(best, alpha, c2, c1):      # the current value wins ties
+                best = t
+        U[s, r] = best
+    return U
+
+
+@pytest.mark.parametrize("factor", [False, True])
+@pytest.mark.parametrize("L", [1, 3])
+def test_compiled_sweep_equals_the_reference_sweep(factor, L):
+    """The cached, compiled sweep (dense A or factor F) against eq. (4)/(5) evaluated from scratch."""
+    rng = np.random.default_rng(11)
+    for trial in range(8):
+        D = int(rng.integers(6, 14))
+        P, C = _problem(rng, D, FAMILIES[trial % 4], factor=factor)
+        assert P.uses_factor == factor
+        lam = np.linalg.eigvalsh(C)[-1]
+        alpha, beta = lam * rng.uniform(0.3, 3), lam * rng.uniform(0, 0.3)
+        U0 = np.abs(rng.standard_normal((D, L))) * (rng.random((D, L)) < 0.7)
+        st = _State(P, U0)
+        f0 = st.objective(alpha, beta)
+        for sweep in range(3):       # several passes: the caches carry over between them
+            want = _reference_sweep(C, st.U, alpha, beta, [(s, r) for r in range(L) for s in range(D)])
+            _, gain = st.sweep(alpha, beta)
+            np.testing.assert_allclose(st.U, want, rtol=1e-8, atol=1e-10)
+            np.testing.assert_allclose(st.G, st.U.T @ st.U, rtol=1e-10, atol=1e-10)
+            f1 = objective(P, st.U, alpha, beta)
+            assert np.isclose(f1 - f0, gain, rtol=1e-7, atol=1e-9 * max(1, abs(f1)))
+            f0 = f1
+        # the active-set pass: the nonzero entries only, in the same order
+        support = st.support()
+        want = _reference_sweep(C, st.U, alpha, beta, [tuple(e) for e in support])
+        st.sweep(alpha, beta, support)
+        np.testing.assert_allclose(st.U, want, rtol=1e-8, atol=1e-10)
+
+
+def test_active_set_sweeps_reach_a_fixed_point_of_full_sweeps():
+    """The stop is a full sweep that changes (almost) nothing, with or without active-set sweeps."""
+    rng = np.random.default_rng(12)
+    P, C = _problem(rng, 30, "spiked")
+    lam = np.linalg.eigvalsh(C)[-1]
+    for active in (True, False):
+        U, info = nspca(P, 2, alpha=lam, beta=0.1 * lam, rng=np.random.default_rng(0), active=active,
+                        tol=1e-13, max_iter=5000)
+        assert info["converged"]
+        again = _reference_sweep(C, U, lam, 0.1 * lam, [(s, r) for r in range(2) for s in range(30)])
+        np.testing.assert_allclose(again, U, rtol=1e-5, atol=1e-7)
