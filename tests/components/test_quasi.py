@@ -8,7 +8,7 @@ import pytest
 from certpca.errors import InputError
 from certpca.problem import Problem
 from certpca.solvers.em import em_step
-from certpca.solvers.quasi import (MStepQP, angle_deg, l1_level, quasi_mstep,
+from certpca.components.quasi import (MStepQP, angle_deg, l1_level, quasi_mstep,
                                    quasi_orthogonal_components)
 from tests.brute import random_psd
 
@@ -123,9 +123,9 @@ def test_leukemia_sized_qp_stays_thin():
 
 def test_bad_input():
     P = Problem.from_covariance(np.eye(3) + 1)
-    with pytest.raises(InputError, match="angles in"):
+    with pytest.raises(InputError, match="min_angle must be between 0 and 90"):
         quasi_orthogonal_components(P, 2, 2, min_angle_deg=95)
     with pytest.raises(InputError, match="qp"):
         quasi_orthogonal_components(P, 2, 2, qp="gurobi")
-    with pytest.raises(InputError, match="k = 4"):
+    with pytest.raises(InputError, match="k must be between 1 and 3"):
         quasi_orthogonal_components(P, 4, 2)
