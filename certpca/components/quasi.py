@@ -287,7 +287,7 @@ def quasi_orthogonal_components(problem: Problem, k: int, n_components: int,
     k = check_cardinality(k, problem.dim, "k")
     n_components = check_cardinality(n_components, problem.dim, "n_components")
     if min_angle_deg is not None:   # nonnegative unit vectors make angles of 0 to 90 degrees
-        min_angle_deg = check_float(min_angle_deg, "min_angle", low=0.0, high=90.0)
+        min_angle_deg = check_float(min_angle_deg, "min_angle_deg", low=0.0, high=90.0)
     restarts = check_int(restarts, "restarts", low=0)
     qp = check_choice(qp, QP_SOLVERS, "qp")
     if qp == "cvxpy":

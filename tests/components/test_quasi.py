@@ -123,7 +123,7 @@ def test_leukemia_sized_qp_stays_thin():
 
 def test_bad_input():
     P = Problem.from_covariance(np.eye(3) + 1)
-    with pytest.raises(InputError, match="min_angle must be between 0 and 90"):
+    with pytest.raises(InputError, match="min_angle_deg must be between 0 and 90"):
         quasi_orthogonal_components(P, 2, 2, min_angle_deg=95)
     with pytest.raises(InputError, match="qp"):
         quasi_orthogonal_components(P, 2, 2, qp="gurobi")
