@@ -129,7 +129,7 @@ class Fit:
         }
         return pd.DataFrame(rows, index=cols).T
 
-    def summary(self) -> "Summary":
+    def summary(self) -> Summary:
         o = self.options
         title = (f"{'Nonnegative sparse' if o.get('nonneg') else 'Sparse'} PCA by {o.get('method')}"
                  f", k = {o.get('k')}, {len(self.components)} component(s)")

@@ -69,4 +69,4 @@ class Status:
         return "; ".join(parts)
 
 
-__all__ = ["Reach", "Convergence", "Status"]
+__all__ = ["Convergence", "Reach", "Status"]

@@ -20,8 +20,13 @@ import numpy as np
 from ..problem import Problem
 from ..results import Fit
 from ..solvers import check_method
-from ..validation import (check_cardinality, check_choice, check_float, check_int,
-                          check_random_state)
+from ..validation import (
+    check_cardinality,
+    check_choice,
+    check_float,
+    check_int,
+    check_random_state,
+)
 from .joint import joint_components
 from .quasi import quasi_components
 from .sequential import sequential_components
@@ -90,4 +95,4 @@ def additional_variance(problem: Problem, W: np.ndarray, *, rtol: float = 1e-10)
     return added
 
 
-__all__ = ["DEFLATIONS", "fit_components", "additional_variance"]
+__all__ = ["DEFLATIONS", "additional_variance", "fit_components"]

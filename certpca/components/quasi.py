@@ -44,7 +44,13 @@ from ..results import Component
 from ..solvers.base import as_loadings, reach_of
 from ..solvers.em import EM
 from ..status import Convergence, Status
-from ..validation import check_cardinality, check_choice, check_float, check_int, check_random_state
+from ..validation import (
+    check_cardinality,
+    check_choice,
+    check_float,
+    check_int,
+    check_random_state,
+)
 
 QP_SOLVERS = ("cvxpy", "numpy")
 #: the options :func:`quasi_components` passes on
@@ -149,7 +155,7 @@ def l1_level(b: np.ndarray, s: float, V: np.ndarray, alpha: float, k: int) -> tu
 
 def _cvxpy():
     try:
-        import cvxpy as cp   # on first use: cvxpy takes about a second to import, and only the QP needs it
+        import cvxpy as cp  # on first use: cvxpy takes about a second to import, and only the QP needs it
     except ImportError:     # pragma: no cover - cvxpy is a dependency of the tests
         raise InputError("quasi-orthogonal components solve a QP with cvxpy: pip install cvxpy") from None
     return cp
@@ -303,7 +309,7 @@ def quasi_orthogonal_components(problem: Problem, k: int, n_components: int,
         starts = EM().starts(problem, True, rng, restarts)
         tried: dict[float, tuple] = {}
 
-        def attempt(a: float):
+        def attempt(a: float, tried=tried, starts=starts, V=V, solver=solver):   # bound per component
             if a not in tried:
                 best_ok, best_any = None, None
                 for start in starts:

@@ -53,7 +53,7 @@ def check_method(method: str, nonneg: bool, options: dict | None = None) -> Solv
 
 def solve(problem: Problem, k: int, *, method: str = "em", nonneg: bool = False,
           rng: np.random.Generator | int | None = None, restarts: int = 10,
-          renormalize_support: bool = True, starts: list[np.ndarray] | None = None,
+          renormalize_support: bool = True, starts: list[np.ndarray | None] | None = None,
           **options) -> Component:
     """Best component found by ``method`` over its starts.
 
@@ -124,4 +124,4 @@ def run_status(problem: Problem, w: np.ndarray, k: int, nonneg: bool, run: Run, 
     return Status(reach, reason, convergence, conv_reason)
 
 
-__all__ = ["REGISTRY", "Solver", "Run", "get", "check_method", "solve", "run_status", "fix_sign"]
+__all__ = ["REGISTRY", "Run", "Solver", "check_method", "fix_sign", "get", "run_status", "solve"]

@@ -83,7 +83,7 @@ is the polar factor ``X ← Polar(G)`` of the column-wise gradients G.  See
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -211,6 +211,9 @@ def gpower_single(problem: Problem, k: int | None, *, penalty: str = "l1", nonne
                   gamma: float | None = None, start: np.ndarray | None = None, tol: float = 1e-10,
                   max_iter: int = 1000, bisection: int = 40, proposals: int = 8) -> Run:
     """Single-unit GPower (ℓ1 or ℓ0) at a given γ or at the γ found for cardinality k.
+
+    Long because the γ search, its warm starts and the exact-k fallback (module notes)
+    share one bracket and one record of steps; split up they would pass all of it around.
 
     Parameters
     ----------
@@ -429,6 +432,9 @@ def gpower_block(problem: Problem, k: int | Sequence[int] | None, m: int, penalt
                  return_info: bool = False):
     """m sparse loading vectors at once: GPower ℓ1,m or ℓ0,m (JMLR 2010, Sec. 3, Alg. 4–5).
 
+    Long because the deterministic start, the per-column γ search and the exact-k_j
+    thresholding act on one shared X and one bisection record.
+
     Parameters
     ----------
     k : per-component cardinality (an int or one per column); None with ``gamma`` given.
@@ -539,5 +545,15 @@ def gpower_block(problem: Problem, k: int | Sequence[int] | None, m: int, penalt
     return W
 
 
-__all__ = ["GPowerL1", "GPowerL0", "gpower_single", "gpower_block", "closed_form", "objective",
-           "iterate", "gamma_max", "polar", "REFERENCE"]
+__all__ = [
+    "REFERENCE",
+    "GPowerL0",
+    "GPowerL1",
+    "closed_form",
+    "gamma_max",
+    "gpower_block",
+    "gpower_single",
+    "iterate",
+    "objective",
+    "polar",
+]

@@ -42,7 +42,7 @@ def test_block_gpower_has_k_per_column_and_finds_the_planted_leader(method, nonn
 def test_nspca_joint_shares_k_times_l_nonzeros_or_says_it_cannot():
     seen = set()
     for D in (14, 24):
-        U, C = _planted(np.random.default_rng(3), D=D, nonneg=True)
+        _, C = _planted(np.random.default_rng(3), D=D, nonneg=True)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             fit = fit_components(Problem.from_covariance(C), 4, n_components=3, method="nspca", nonneg=True,
@@ -61,7 +61,7 @@ def test_nspca_joint_shares_k_times_l_nonzeros_or_says_it_cannot():
 
 
 def test_joint_columns_are_what_the_block_method_returns():
-    U, C = _planted(np.random.default_rng(4))
+    _, C = _planted(np.random.default_rng(4))
     P = Problem.from_covariance(C)
     runs = REGISTRY["gpower-l1"].fit_joint(P, 4, 3, False, np.random.default_rng(0))
     W = gpower_block(P, 4, 3, penalty="l1")

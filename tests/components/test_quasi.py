@@ -5,11 +5,16 @@ import time
 import numpy as np
 import pytest
 
+from certpca.components.quasi import (
+    MStepQP,
+    angle_deg,
+    l1_level,
+    quasi_mstep,
+    quasi_orthogonal_components,
+)
 from certpca.errors import InputError
 from certpca.problem import Problem
 from certpca.solvers.em import em_step
-from certpca.components.quasi import (MStepQP, angle_deg, l1_level, quasi_mstep,
-                                   quasi_orthogonal_components)
 from tests.brute import random_psd
 
 
