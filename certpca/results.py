@@ -11,13 +11,17 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .status import Convergence, Status
+
 
 @dataclass
 class Component:
     """One sparse principal component.
 
     ``variance`` is wᵀCw on the covariance the user asked about (for deflated
-    components: the original C, not the deflated one).
+    components: the original C, not the deflated one).  ``status`` says whether
+    it reached k and whether its method converged (:mod:`certpca.status`);
+    ``extras`` holds the method's own diagnostics.
     """
 
     loadings: pd.Series
@@ -27,9 +31,14 @@ class Component:
     nonneg: bool
     options: dict = field(default_factory=dict)
     iterations: int = 0
-    converged: bool = True
     seconds: float = 0.0
     extras: dict = field(default_factory=dict)
+    status: Status = field(default_factory=Status)
+
+    @property
+    def converged(self) -> bool:
+        """False only when the method stopped at its iteration limit."""
+        return self.status.convergence is not Convergence.ITERATION_LIMIT
 
     @property
     def weights(self) -> np.ndarray:
@@ -59,6 +68,7 @@ class Component:
             "seconds": self.seconds,
             "options": self.options,
             "extras": jsonable(self.extras),
+            "status": self.status.to_dict(),
         }
 
     def __repr__(self) -> str:
@@ -119,7 +129,7 @@ class Fit:
         }
         return pd.DataFrame(rows, index=cols).T
 
-    def summary(self) -> "Summary":
+    def summary(self) -> Summary:
         o = self.options
         title = (f"{'Nonnegative sparse' if o.get('nonneg') else 'Sparse'} PCA by {o.get('method')}"
                  f", k = {o.get('k')}, {len(self.components)} component(s)")
@@ -134,9 +144,16 @@ class Fit:
         if len(self.components) > 1:
             notes.append(f"Deflation: {o.get('deflation')}; variance counted as additional "
                          "(beyond the span of earlier components)")
+        notes.extend(self._status_notes())
         for i, cert in enumerate(self.certificates):
             notes.append(f"PC{i + 1} {str(cert).splitlines()[0]}")
         return Summary(title, self.importance(), notes)
+
+    def _status_notes(self) -> list[str]:
+        """One line when every component reached k and converged, else one line per component."""
+        if all(c.status.ok for c in self.components):
+            return ["Status: every component reached k and converged"]
+        return [f"Status PC{i + 1}: {c.status}" for i, c in enumerate(self.components)]
 
     def __str__(self) -> str:
         return str(self.summary())

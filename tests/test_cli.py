@@ -55,7 +55,7 @@ def test_fit_reads_user_csv_with_options(capsys, tmp_path):
     (["fit", "no_such_file.csv", "--k", "3"], "no_such_file.csv"),
     (["fit", "pitprops", "--k", "0"], "out of range"),
     (["fit", "pitprops", "--k", "14"], "out of range"),
-    (["fit", "pitprops", "--k", "3", "--method", "nope"], "unknown method"),
+    (["fit", "pitprops", "--k", "3", "--method", "nope"], "unknown method 'nope'"),
     (["fit", "pitprops", "--k", "3", "--method", "pca", "--nonneg"], "nonnegativity"),
     (["fit", "pitprops", "--k", "3", "--restarts", "-1"], "restarts"),
     (["fit", "pitprops", "--k", "three"], "invalid int value"),

@@ -5,7 +5,8 @@ import pytest
 from certpca.components import additional_variance, fit_components
 from certpca.errors import InputError
 from certpca.problem import Problem
-from tests.brute import random_psd
+from certpca.status import Reach
+from tests.brute import brute_force, random_psd
 
 
 def test_pca_components_are_the_eigenvectors():
@@ -51,5 +52,44 @@ def test_projection_deflation_sums_to_at_most_total():
 @pytest.mark.parametrize("k", [0, 61])
 def test_k_out_of_range(k):
     P = Problem.from_covariance(np.eye(60))
-    with pytest.raises(InputError, match="out of range"):
+    with pytest.raises(InputError, match="k is out of range: got .*; choose a value from 1 to 60"):
         fit_components(P, k)
+
+
+def test_disjoint_component_with_too_few_features_left_is_unreachable():
+    C = np.zeros((6, 6))
+    C[:4, :4] = 1.0
+    C += np.diag([1.0, 1.0, 1.0, 1.0, 1.0, 0.5])     # features 0-3 correlated, 4 and 5 independent
+    with pytest.warns(UserWarning, match="only 2 features are left"):
+        fit = fit_components(Problem.from_covariance(C), 4, n_components=2, nonneg=True, deflation="disjoint",
+                             restarts=2)
+    first, second = fit.components
+    assert list(np.flatnonzero(first.weights)) == [0, 1, 2, 3] and np.isclose(first.variance, brute_force(C, 4, nonneg=True)[0])
+    assert np.isclose(second.variance, brute_force(C[4:, 4:], 2, nonneg=True)[0])
+    assert first.status.reach is Reach.REACHED
+    assert second.k == 4 and second.status.reach is Reach.UNREACHABLE
+    assert "Status PC2: unreachable (only 2 features are left" in str(fit)
+
+
+def test_reached_and_converged_components_are_summarised_in_one_line():
+    X = np.random.default_rng(9).standard_normal((15, 20))
+    fit = fit_components(Problem.from_data(X - X.mean(0)), 5, n_components=2)
+    assert all(c.status.reach is Reach.REACHED for c in fit.components)
+    assert "Status: every component reached k and converged" in str(fit)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"n_components": 0}, "n_components is out of range: got 0; choose a value from 1 to 6"),
+    ({"min_angle": 95.0}, "min_angle is out of range: got 95; choose a value from 0 to 90"),
+    ({"deflation": "gram"}, "deflation must be one of projection, disjoint, quasi, joint"),
+    ({"restarts": -1}, "restarts is out of range: got -1; choose a value >= 0"),
+    ({"seed": -1}, "seed is out of range: got -1; choose a value >= 0"),
+    ({"method": "pca", "nonneg": True}, "nonneg cannot be True for method 'pca'"),
+    ({"method": "em", "deflation": "quasi"}, "'quasi' needs method='em' and nonneg=True"),
+    ({"method": "em", "deflation": "joint"}, "method 'em' fits one component at a time"),
+])
+def test_arguments_are_named_as_python_parameters(kwargs, message):
+    P = Problem.from_covariance(np.eye(6) + 0.5)
+    with pytest.raises(InputError, match=message) as err:
+        fit_components(P, 2, **kwargs)
+    assert "--" not in str(err.value) and err.value.param is not None

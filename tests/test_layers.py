@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "certpca"
 
 #: Lowest first; a module belongs to the first entry that is its name or a prefix of it.
 LAYERS: list[tuple[str, ...]] = [
-    ("certpca.errors", "certpca.version", "certpca.validation", "certpca.text", "certpca.callable_module"),
+    ("certpca.errors", "certpca.status", "certpca.version", "certpca.validation", "certpca.text", "certpca.callable_module"),
     ("certpca.problem",),
     ("certpca.results", "certpca.data", "certpca.datasets"),
     ("certpca.io",),

@@ -9,16 +9,17 @@ import time
 import warnings
 
 import numpy as np
-import pandas as pd
 
 from ..errors import ConvergenceWarning, InputError
 from ..problem import Problem
 from ..results import Component
-from .base import Run, Solver
+from ..status import Convergence, Reach, Status
+from ..validation import check_cardinality, check_int, check_random_state
+from .base import Run, Solver, as_loadings, fix_sign, reach_of
 from .baselines import PCA, Threshold
 from .em import EM
-from .nspca import NSPCA
 from .gpower import GPowerL0, GPowerL1
+from .nspca import NSPCA
 from .renormalize import renormalize
 from .spannogram import Spannogram
 
@@ -33,31 +34,42 @@ def get(name: str) -> Solver:
         raise InputError(f"unknown method '{name}'; choose one of {', '.join(REGISTRY)}") from None
 
 
+def check_method(method: str, nonneg: bool, options: dict | None = None) -> Solver:
+    """The solver for ``method`` after checking it can honour ``nonneg`` and knows ``options``."""
+    solver = get(method)
+    if nonneg and not solver.nonneg:
+        raise InputError.bad_argument("nonneg", f"cannot be True for method '{method}', which cannot "
+                                                "impose nonnegativity; use nonneg=False or method='em'")
+    if not nonneg and not solver.signed:
+        raise InputError.bad_argument("nonneg", f"must be True for method '{method}', which finds "
+                                                "nonnegative components only; or use method='em'")
+    unknown = set(options or {}) - set(solver.defaults)
+    if unknown:
+        raise InputError(f"method '{method}' has no option {', '.join(sorted(unknown))}; "
+                         f"its options: {', '.join(solver.defaults) or 'none'}")
+    return solver
+
+
 def solve(problem: Problem, k: int, *, method: str = "em", nonneg: bool = False,
-          rng: np.random.Generator | None = None, restarts: int = 10,
-          renormalize_support: bool = True, starts: list[np.ndarray] | None = None,
+          rng: np.random.Generator | int | None = None, restarts: int = 10,
+          renormalize_support: bool = True, starts: list[np.ndarray | None] | None = None,
           **options) -> Component:
     """Best component found by ``method`` over its starts.
 
     ``k`` is the largest cardinality; methods deliver exactly k nonzeros unless the
     data do not allow it (e.g. fewer than k positive entries are reachable under
-    ``nonneg``).  Unknown options are an InputError.  The result is never below
-    :func:`floor` (the best single feature, thresholded PC1) unless an explicit
-    option of the method fixes its sparsity.
+    ``nonneg``); ``Component.status`` says which (:mod:`certpca.status`) and fewer
+    than k that the data do not explain is also a warning.  Unknown options are an
+    InputError.  The result is never below :func:`floor` (the best single feature,
+    thresholded PC1) unless an explicit option of the method fixes its sparsity.
     """
-    solver = get(method)
-    if nonneg and not solver.nonneg:
-        raise InputError(f"method '{method}' cannot impose nonnegativity; drop --nonneg or use em")
-    if not nonneg and not solver.signed:
-        raise InputError(f"method '{method}' finds nonnegative components only; add --nonneg or use em")
+    solver = check_method(method, nonneg, options)
+    k = check_cardinality(k, problem.dim, "k")
+    restarts = check_int(restarts, "restarts", low=0)
+    rng = check_random_state(rng, "rng")
     if not solver.sparse:
         k = problem.dim
-    unknown = set(options) - set(solver.defaults)
-    if unknown:
-        raise InputError(f"method '{method}' has no option {', '.join(sorted(unknown))}; "
-                         f"its options: {', '.join(solver.defaults) or 'none'}")
     opts = {**solver.defaults, **options}
-    rng = np.random.default_rng(0) if rng is None else rng
 
     t0 = time.perf_counter()
     best: tuple[float, np.ndarray, Run] | None = None
@@ -78,6 +90,8 @@ def solve(problem: Problem, k: int, *, method: str = "em", nonneg: bool = False,
         if best is None or value > best[0]:
             best = (value, w, run)
     seconds = time.perf_counter() - t0
+    if best is None:
+        raise InputError.bad_argument("starts", "is empty; give at least one start vector or None")
 
     value, w, run = best
     extras = dict(run.extras)
@@ -85,22 +99,25 @@ def solve(problem: Problem, k: int, *, method: str = "em", nonneg: bool = False,
         floor_value, floor_w, floor_name = floor(problem, k, nonneg)
         if floor_value > value:
             value, w = floor_value, floor_w
+            run = Run(floor_w, np.flatnonzero(floor_w))   # the floor's reach is read off its weights
             extras["floor"] = f"{method}'s own best ({best[0]:.6g}) was below the {floor_name}"
             if solver.warm_start:   # the method may still improve on the floor, e.g. grow its support to k
                 again = solver.run(problem, k, nonneg, floor_w, **opts)
                 w2 = renormalize(problem, again.weights, again.support, nonneg) if again.weights.any() else w
                 if problem.variance(w2) > value:
                     value, w = problem.variance(w2), w2
+                    run = again
                     extras["floor"] += f", and {method} started from it reached more"
-    w = _fix_sign(w, nonneg)
-    if solver.sparse and 0 < np.count_nonzero(w) < min(k, problem.dim) and _can_grow(problem, w, nonneg):
-        warnings.warn(f"{method} found only {np.count_nonzero(w)} nonzero loadings for k = {k} although "
-                      "adding a feature would raise the variance; try more restarts or another method",
+    w = fix_sign(w, nonneg)
+    status = run_status(problem, w, k, nonneg, run, sparse=solver.sparse)
+    if status.reach in (Reach.STOPPED_SHORT, Reach.UNREACHABLE):
+        warnings.warn(f"{method} found only {np.count_nonzero(w)} nonzero loadings for k = {k} "
+                      f"({status.reach.value}: {status.reach_reason}); try more restarts or another method",
                       stacklevel=2)
     return Component(
-        loadings=_series(problem, w), variance=value, method=method, k=k, nonneg=nonneg,
+        loadings=as_loadings(problem, w), variance=value, method=method, k=k, nonneg=nonneg,
         options={**opts, "restarts": restarts, "starts": n_starts, "renormalize": renormalize_support},
-        iterations=iterations, converged=run.converged, seconds=seconds, extras=extras)
+        iterations=iterations, seconds=seconds, extras=extras, status=status)
 
 
 def floor(problem: Problem, k: int, nonneg: bool) -> tuple[float, np.ndarray, str]:
@@ -126,27 +143,22 @@ def floor(problem: Problem, k: int, nonneg: bool) -> tuple[float, np.ndarray, st
     return best
 
 
-def _can_grow(problem: Problem, w: np.ndarray, nonneg: bool) -> bool:
-    """Whether some unused feature has a gradient entry that makes adding it pay.
-
-    With g = Cw, putting weight ε on an unused feature j changes wᵀCw by 2εg_j + O(ε²):
-    a gain when g_j ≠ 0 (sparse: either sign of ε) or g_j > 0 (nonnegative).  When no
-    such feature exists the smaller support is what the data favour locally.
-    """
-    g = problem.matvec(w)[w == 0]
-    scale = np.sqrt(problem.variance(w) * problem.diag.max()) * 1e-9
-    return bool(np.any(g > scale) if nonneg else np.any(np.abs(g) > scale))
-
-
-def _fix_sign(w: np.ndarray, nonneg: bool) -> np.ndarray:
-    """Deterministic sign: nonnegative vectors as they are, others with a positive largest entry."""
-    if nonneg or not w.any():
-        return w
-    return w if w[np.argmax(np.abs(w))] > 0 else -w
-
-
-def _series(problem: Problem, w: np.ndarray) -> pd.Series:
-    return pd.Series(w, index=problem.feature_ids, name="loading")
+def run_status(problem: Problem, w: np.ndarray, k: int, nonneg: bool, run: Run, *,
+               sparse: bool = True) -> Status:
+    """The Status of final weights w that came from ``run``: the run's own reach when it
+    gives one (the method knows e.g. that its parameter map jumps over k), else
+    :func:`~certpca.solvers.base.reach_of` of w."""
+    if not sparse:
+        reach, reason = Reach.NOT_SPARSE, "the method imposes no cardinality"
+    elif run.reach is not None:
+        reach, reason = run.reach, run.reach_reason
+    else:
+        reach, reason = reach_of(problem, w, k, nonneg)
+    convergence = run.convergence if run.convergence is not None else Convergence.CONVERGED
+    conv_reason = run.convergence_reason
+    if convergence is Convergence.ITERATION_LIMIT and not conv_reason:
+        conv_reason = f"stopped after {run.iterations} iterations; raise max_iter or loosen tol"
+    return Status(reach, reason, convergence, conv_reason)
 
 
-__all__ = ["REGISTRY", "Solver", "get", "solve"]
+__all__ = ["REGISTRY", "Run", "Solver", "check_method", "fix_sign", "floor", "get", "run_status", "solve"]

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..status import Convergence
 from .base import Run, Solver, top_k
 
 
@@ -16,7 +17,7 @@ class PCA(Solver):
 
     def run(self, problem, k, nonneg, start):
         w = problem.first_pc()
-        return Run(w, np.arange(problem.dim))
+        return Run(w, np.arange(problem.dim), convergence=Convergence.NOT_ITERATIVE)
 
 
 class Threshold(Solver):
@@ -41,4 +42,4 @@ class Threshold(Solver):
         w = np.zeros_like(start)
         w[support] = start[support]
         norm = np.linalg.norm(w)
-        return Run(w / norm if norm > 0 else w, support)
+        return Run(w / norm if norm > 0 else w, support, convergence=Convergence.NOT_ITERATIVE)

@@ -70,7 +70,9 @@ and truncate" over "nearest below" because the design contract is *exactly k
 when the data allow it*; the driver re-fits the weights on the support
 (variational renormalisation) afterwards in either case.  Only if no γ, not even
 γ = 0, gives ≥ k nonzeros (nonnegative case: fewer than k positive scores at the
-fixed point) fewer than k come back, and ``extras["short"]`` says so.
+fixed point) fewer than k come back, and ``extras["short"]`` says so; the driver's
+status (:mod:`certpca.status`) then says whether the data favour fewer.  A given
+``gamma`` fixes the sparsity instead of k: fewer than k is then ``unreachable``.
 
 Block (JMLR 2010, Sec. 3; ℓ1,m and ℓ0,m)
 ----------------------------------------
@@ -81,12 +83,19 @@ is the polar factor ``X ← Polar(G)`` of the column-wise gradients G.  See
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
+from ..errors import InputError
 from ..problem import Problem
+from ..status import Reach
+from ..validation import check_cardinality, check_choice, check_int
 from .base import Run, Solver, top_k
+
+PENALTIES = ("l1", "l0")
+#: the γ search declares a jump in card(γ) once its bracket is narrower than this fraction of hi
+BRACKET_RTOL = 1e-6
 
 REFERENCE = ("Journée, M., Nesterov, Yu., Richtárik, P. & Sepulchre, R. (2010). Generalized power "
              "method for sparse principal component analysis. Journal of Machine Learning Research, "
@@ -203,6 +212,9 @@ def gpower_single(problem: Problem, k: int | None, *, penalty: str = "l1", nonne
                   max_iter: int = 1000, bisection: int = 40, proposals: int = 8) -> Run:
     """Single-unit GPower (ℓ1 or ℓ0) at a given γ or at the γ found for cardinality k.
 
+    Long because the γ search, its warm starts and the exact-k fallback (module notes)
+    share one bracket and one record of steps; split up they would pass all of it around.
+
     Parameters
     ----------
     k : target cardinality (the result has at most k nonzeros when given; exactly k
@@ -216,12 +228,14 @@ def gpower_single(problem: Problem, k: int | None, *, penalty: str = "l1", nonne
 
     Returns a :class:`Run` with unit weights z*(x) (zero vector if γ kills everything);
     extras: ``gamma``, ``x`` (the final x ∈ R^r), ``bisection`` [(γ, card), …],
-    ``truncated`` (the cardinality cut to k, or None), ``short`` (True when < k came back).
+    ``truncated`` (the cardinality cut to k, or None), ``short`` (True when < k came back);
+    reach ``unreachable`` when a given γ leaves fewer than k nonzeros.
     """
-    if penalty not in ("l1", "l0"):
-        raise ValueError(f"penalty must be 'l1' or 'l0', not {penalty!r}")
+    check_choice(penalty, PENALTIES, "penalty")
     A = problem.factor()
     D = A.shape[1]
+    if k is not None:
+        k = check_cardinality(k, D, "k")
     x = _start_x(A, start)
     gmax = gamma_max(A, penalty)
     total_it, converged = 0, True
@@ -242,8 +256,9 @@ def gpower_single(problem: Problem, k: int | None, *, penalty: str = "l1", nonne
         steps.append((g, card))
         if k is not None and card > k:
             truncated, z = card, _truncate(z, c, k, nonneg)
+    elif k is None:
+        raise InputError.bad_argument("k", "is needed when gamma is None: give k or gamma")
     else:
-        k = min(int(k), D)
         lo, hi = 0.0, gmax
         best_above = None          # (card, -γ, x, c, z) with the smallest card >= k
         found = None
@@ -268,7 +283,7 @@ def gpower_single(problem: Problem, k: int | None, *, penalty: str = "l1", nonne
                 hi = g
             if card > 0:       # warm start from a nonzero fixed point only
                 x, c = x_new, c_new
-            if hi - lo <= 1e-6 * hi:   # a jump in card(γ): stop, truncate below
+            if hi - lo <= BRACKET_RTOL * hi:   # a jump in card(γ): stop, truncate below
                 break
         if found is not None:
             g, x, c, z = found
@@ -287,6 +302,9 @@ def gpower_single(problem: Problem, k: int | None, *, penalty: str = "l1", nonne
     support = np.flatnonzero(w)
     extras = {"penalty": penalty, "gamma": g, "gamma_max": gmax, "x": x, "bisection": steps,
               "truncated": truncated, "short": short}
+    if gamma is not None and k is not None and support.size < k:
+        return Run(w, support, total_it, converged, extras, reach=Reach.UNREACHABLE,
+                   reach_reason=f"gamma = {g:.6g} is given: it fixes the sparsity, not k")
     return Run(w, support, total_it, converged, extras)
 
 
@@ -331,6 +349,24 @@ class _GPower(Solver):
             proposals=8):
         return gpower_single(problem, k, penalty=self.penalty, nonneg=nonneg, gamma=gamma, start=start,
                              tol=tol, max_iter=max_iter, bisection=bisection, proposals=proposals)
+
+    def fit_joint(self, problem, k, n_components, nonneg, rng, tol=1e-10, max_iter=1000, gamma=None,
+                  bisection=40, proposals=8):
+        """Block GPower ℓ1,m / ℓ0,m (JMLR 2010, Sec. 3) with k nonzeros per column.
+
+        Deterministic (``rng`` unused); ``proposals`` applies to the single-unit γ search only.
+        """
+        W, info = gpower_block(problem, k, n_components, penalty=self.penalty, gamma=gamma, nonneg=nonneg,
+                               tol=tol, max_iter=max_iter, bisection=bisection, return_info=True)
+        runs = []
+        for j in range(W.shape[1]):
+            w = W[:, j]
+            run = Run(w, np.flatnonzero(w), info["iterations"], info["converged"], {"gamma": info["gamma"]})
+            if gamma is not None and run.support.size < k:
+                run.reach = Reach.UNREACHABLE
+                run.reach_reason = f"gamma = {info['gamma'][j]:.6g} is given: it fixes the sparsity, not k"
+            runs.append(run)
+        return runs
 
 
 class GPowerL1(_GPower):
@@ -396,6 +432,9 @@ def gpower_block(problem: Problem, k: int | Sequence[int] | None, m: int, penalt
                  return_info: bool = False):
     """m sparse loading vectors at once: GPower ℓ1,m or ℓ0,m (JMLR 2010, Sec. 3, Alg. 4–5).
 
+    Long because the deterministic start, the per-column γ search and the exact-k_j
+    thresholding act on one shared X and one bisection record.
+
     Parameters
     ----------
     k : per-component cardinality (an int or one per column); None with ``gamma`` given.
@@ -427,18 +466,15 @@ def gpower_block(problem: Problem, k: int | Sequence[int] | None, m: int, penalt
     W : D × m array of unit-norm loadings (zero columns if γ_j kills them); with
     ``return_info`` also a dict (gamma, X, iterations, converged, bisection).
     """
-    if penalty not in ("l1", "l0"):
-        raise ValueError(f"penalty must be 'l1' or 'l0', not {penalty!r}")
+    check_choice(penalty, PENALTIES, "penalty")
     A = problem.factor()
     r, D = A.shape
-    if not 1 <= m <= r:
-        raise ValueError(f"m = {m} components need 1 ≤ m ≤ rank(C) = {r}")
+    m = check_int(m, "m", low=1, high=r, why=" (the rank of C)")
     mu = np.ones(m) if mu is None else np.asarray(mu, dtype=float).reshape(m)
     if np.any(mu <= 0):
-        raise ValueError("mu must be positive")
-    ks = None if k is None else np.broadcast_to(np.asarray(k, dtype=int), (m,)).copy()
-    if ks is not None:
-        ks = np.clip(ks, 1, D)
+        raise InputError.bad_argument("mu", f"must be positive, got {mu.tolist()}")
+    ks = None if k is None else np.array([check_cardinality(kj, D, "k")
+                                          for kj in np.broadcast_to(np.asarray(k), (m,))])
     gmax = gamma_max(A, penalty) * (mu if penalty == "l1" else mu * mu)
 
     # deterministic start: a_{i*} then the dominant left singular directions
@@ -467,7 +503,7 @@ def gpower_block(problem: Problem, k: int | Sequence[int] | None, m: int, penalt
         steps.append((g.tolist(), cards.tolist()))
     else:
         if ks is None:
-            raise ValueError("give k or gamma")
+            raise InputError.bad_argument("k", "is needed when gamma is None: give k or gamma")
         lo, hi = np.zeros(m), gmax.copy()
         g = 0.5 * (lo + hi)
         for _ in range(bisection):
@@ -509,5 +545,15 @@ def gpower_block(problem: Problem, k: int | Sequence[int] | None, m: int, penalt
     return W
 
 
-__all__ = ["GPowerL1", "GPowerL0", "gpower_single", "gpower_block", "closed_form", "objective",
-           "iterate", "gamma_max", "polar", "REFERENCE"]
+__all__ = [
+    "REFERENCE",
+    "GPowerL0",
+    "GPowerL1",
+    "closed_form",
+    "gamma_max",
+    "gpower_block",
+    "gpower_single",
+    "iterate",
+    "objective",
+    "polar",
+]

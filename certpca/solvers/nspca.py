@@ -44,6 +44,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..problem import Problem
+from ..status import Reach
 from .base import Run, Solver
 
 
@@ -410,12 +411,14 @@ def nspca_at_cardinality(problem: Problem, k_total, n_components: int = 1, alpha
 
 # ------------------------------------------------------------- the plugin
 class NSPCA(Solver):
-    """NSPCA (Zass & Shashua 2006) for one component at cardinality k.
+    """NSPCA (Zass & Shashua 2006) for one component at cardinality k, or several jointly.
 
     β is bisected from each random nonnegative start until nnz(u) = k (Sigg &
     Buhmann 2008, Sec. 5.2, interval relative length 1e-5).  When the map
     β ↦ nnz jumps over k the run returns the densest u with fewer than k
-    nonzeros and says so in ``extras`` (``reached`` False).  α defaults to λ₁(C).
+    nonzeros and reports reach ``unreachable`` (and ``reached`` False in
+    ``extras``).  α defaults to λ₁(C).  NSPCA has no deterministic start, so
+    ``restarts`` = 0 still runs one random start.
     """
 
     name = "nspca"
@@ -443,4 +446,26 @@ class NSPCA(Solver):
         extras = {key: info[key] for key in ("alpha", "beta", "reached", "cardinality", "evaluations",
                                              "nearest_below", "nearest_above", "objective")}
         extras["norm"] = float(norm)
-        return Run(w, np.flatnonzero(w), info["sweeps"], bool(info["converged"]), extras)
+        return Run(w, np.flatnonzero(w), info["sweeps"], bool(info["converged"]), extras,
+                   **_reach(info, k))
+
+    def fit_joint(self, problem, k, n_components, nonneg, rng, alpha=None, max_iter=1000, tol=1e-9,
+                  rel_length=1e-5, warm=True):
+        """L = ``n_components`` columns of eq. (3) at once, with k·L nonzeros over all of them:
+        the sparsity penalty β is shared, so single columns may hold more or fewer than k."""
+        U, info = nspca_at_cardinality(problem, k * n_components, n_components, alpha, rng=rng,
+                                       max_iter=max_iter, tol=tol, rel_length=rel_length, warm=warm)
+        norms = np.linalg.norm(U, axis=0)
+        W = U / np.where(norms > 0, norms, 1.0)
+        extras = {key: info.get(key) for key in ("alpha", "beta", "reached", "cardinality")}
+        return [Run(W[:, j], np.flatnonzero(W[:, j]), info["sweeps"], bool(info["converged"]), dict(extras),
+                    **_reach(info, k * n_components)) for j in range(n_components)]
+
+
+def _reach(info: dict, k_total: int) -> dict:
+    """Run's reach fields from the β search's ``info``: the total cardinality k_total reached or not."""
+    if info["reached"]:
+        return {"reach": Reach.REACHED}
+    return {"reach": Reach.UNREACHABLE,
+            "reach_reason": f"the map beta -> nonzeros jumps over {k_total} (nearest below: "
+                            f"{info.get('nearest_below')}, above: {info.get('nearest_above')})"}

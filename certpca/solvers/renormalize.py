@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..problem import Problem
+from .base import fix_sign
 
 
 def renormalize(problem: Problem, w: np.ndarray, support: np.ndarray, nonneg: bool,
@@ -27,7 +28,7 @@ def renormalize(problem: Problem, w: np.ndarray, support: np.ndarray, nonneg: bo
     else:
         C = problem.submatrix(support)
         v = np.linalg.eigh(C)[1][:, -1]
-        v = v if v[np.argmax(np.abs(v))] >= 0 else -v
+        v = fix_sign(v, nonneg=False)
         matvec = C.__matmul__
     if nonneg and np.any(v < 0):
         v = _projected_power(matvec, np.maximum(w[support], 0.0), tol, max_iter)

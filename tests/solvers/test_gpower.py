@@ -350,7 +350,7 @@ def test_block_with_one_component_is_the_single_unit_method(penalty):
 
 def test_block_input_errors():
     P = factor_problem(np.random.default_rng(0), 3, 10)
-    with pytest.raises(ValueError, match="1 ≤ m"):
+    with pytest.raises(ValueError, match="m is out of range: got 4; choose a value from 1 to 3 .the rank of C."):
         gpower_block(P, 2, 4)
     with pytest.raises(ValueError, match="penalty"):
         gpower_block(P, 2, 2, penalty="l2")

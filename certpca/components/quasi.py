@@ -40,7 +40,31 @@ import numpy as np
 
 from ..errors import InputError
 from ..problem import Problem
-from .em import EM
+from ..results import Component
+from ..solvers.base import as_loadings, reach_of
+from ..solvers.em import EM
+from ..status import Convergence, Status
+from ..validation import (
+    check_cardinality,
+    check_choice,
+    check_float,
+    check_int,
+    check_random_state,
+)
+
+QP_SOLVERS = ("cvxpy", "numpy")
+#: the options :func:`quasi_components` passes on
+QUASI_OPTIONS = {"qp", "tol", "max_iter", "alpha_ratio"}
+#: an angle within this many degrees below min_angle counts as met (rounding of arccos near 90°)
+ANGLE_SLACK_DEG = 1e-9
+#: the α search starts at λ₁/16, where the penalty is small against the variance it costs
+ALPHA_START_FRACTION = 1 / 16
+#: α doubles at most up to λ₁·2⁶⁰; beyond that the penalty dwarfs every variance in double precision
+ALPHA_MAX_FACTOR = 2.0 ** 60
+#: at most this many geometric bisection steps for the smallest α meeting the angle
+ALPHA_BISECTIONS = 30
+#: below a working α with no failing one known, α/8 is tried next
+ALPHA_DOWN_FACTOR = 8
 
 
 # --------------------------------------------------------------- the M-step
@@ -131,7 +155,7 @@ def l1_level(b: np.ndarray, s: float, V: np.ndarray, alpha: float, k: int) -> tu
 
 def _cvxpy():
     try:
-        import cvxpy as cp
+        import cvxpy as cp  # on first use: cvxpy takes about a second to import, and only the QP needs it
     except ImportError:     # pragma: no cover - cvxpy is a dependency of the tests
         raise InputError("quasi-orthogonal components solve a QP with cvxpy: pip install cvxpy") from None
     return cp
@@ -238,6 +262,10 @@ def quasi_orthogonal_components(problem: Problem, k: int, n_components: int,
                                 alpha_ratio: float = 1.25) -> tuple[list[np.ndarray], list[dict]]:
     """Nonnegative components with at most k nonzeros, quasi-orthogonal by eq. (20).
 
+    Longer than most functions because the α search per component (a doubling
+    phase, then a geometric bisection over a cache of attempts shared by both) is
+    one piece of state that splitting would only pass around.
+
     Parameters
     ----------
     min_angle_deg : float, optional
@@ -262,17 +290,15 @@ def quasi_orthogonal_components(problem: Problem, k: int, n_components: int,
         cardinality, iterations, converged, solver and status of the last
         M-step, alphas_tried, seconds.
     """
-    if not 1 <= k <= problem.dim:
-        raise InputError(f"k = {k} is out of range; choose 1 <= k <= {problem.dim}")
-    if not 1 <= n_components <= problem.dim:
-        raise InputError(f"n_components = {n_components} is out of range; choose 1 to {problem.dim}")
-    if min_angle_deg is not None and not 0 <= min_angle_deg <= 90:
-        raise InputError(f"min_angle_deg = {min_angle_deg}: nonnegative unit vectors make angles in [0, 90]")
-    if qp not in ("cvxpy", "numpy"):
-        raise InputError(f"qp = {qp!r}: choose 'cvxpy' or 'numpy'")
+    k = check_cardinality(k, problem.dim, "k")
+    n_components = check_cardinality(n_components, problem.dim, "n_components")
+    if min_angle_deg is not None:   # nonnegative unit vectors make angles of 0 to 90 degrees
+        min_angle_deg = check_float(min_angle_deg, "min_angle_deg", low=0.0, high=90.0)
+    restarts = check_int(restarts, "restarts", low=0)
+    qp = check_choice(qp, QP_SOLVERS, "qp")
     if qp == "cvxpy":
         _cvxpy()
-    rng = np.random.default_rng(0) if rng is None else rng
+    rng = check_random_state(rng, "rng")
     lam1 = float(problem.eigenvalues()[0]) if problem.eigenvalues().size else 1.0
     components: list[np.ndarray] = []
     records: list[dict] = []
@@ -283,7 +309,7 @@ def quasi_orthogonal_components(problem: Problem, k: int, n_components: int,
         starts = EM().starts(problem, True, rng, restarts)
         tried: dict[float, tuple] = {}
 
-        def attempt(a: float):
+        def attempt(a: float, tried=tried, starts=starts, V=V, solver=solver):   # bound per component
             if a not in tried:
                 best_ok, best_any = None, None
                 for start in starts:
@@ -292,7 +318,7 @@ def quasi_orthogonal_components(problem: Problem, k: int, n_components: int,
                         continue
                     ang = min((angle_deg(w, v) for v in components), default=None)
                     run = (problem.variance(w), w, its, conv, ex, ang)
-                    ok = min_angle_deg is None or ang is None or ang >= min_angle_deg - 1e-9
+                    ok = min_angle_deg is None or ang is None or ang >= min_angle_deg - ANGLE_SLACK_DEG
                     if ok and (best_ok is None or run[0] > best_ok[0]):
                         best_ok = run
                     if best_any is None or (ang or 0) > (best_any[5] or 0):
@@ -303,14 +329,14 @@ def quasi_orthogonal_components(problem: Problem, k: int, n_components: int,
         a_used = 0.0 if alpha is None else float(alpha)
         ok, run = attempt(a_used)
         if min_angle_deg is not None and components and not ok:
-            lo, hi = a_used, max(a_used, lam1 / 16)
-            while not (ok := attempt(hi)[0]) and hi < lam1 * 2.0 ** 60:
+            lo, hi = a_used, max(a_used, lam1 * ALPHA_START_FRACTION)
+            while not (ok := attempt(hi)[0]) and hi < lam1 * ALPHA_MAX_FACTOR:
                 lo, hi = hi, 2 * hi
             if ok:
-                for _ in range(30):          # smallest α meeting the angle, to a factor alpha_ratio
+                for _ in range(ALPHA_BISECTIONS):   # smallest α meeting the angle, to a factor alpha_ratio
                     if lo > 0 and hi / lo <= alpha_ratio:
                         break
-                    mid = math.sqrt(lo * hi) if lo > 0 else hi / 8
+                    mid = math.sqrt(lo * hi) if lo > 0 else hi / ALPHA_DOWN_FACTOR
                     if attempt(mid)[0]:
                         hi = mid
                     else:
@@ -328,3 +354,30 @@ def quasi_orthogonal_components(problem: Problem, k: int, n_components: int,
                         "max_diff_vs_newton": ex.get("max_diff_vs_newton"),
                         "alphas_tried": len(tried), "seconds": time.perf_counter() - t0})
     return components, records
+
+
+def quasi_components(problem: Problem, k: int, n_components: int, *, method: str, nonneg: bool,
+                     min_angle: float, rng: np.random.Generator, restarts: int,
+                     **options) -> list[Component]:
+    """:func:`quasi_orthogonal_components` as Components (method ``em-quasi``), each with its
+    status; ``options`` are that function's ``qp``, ``tol``, ``max_iter``, ``alpha_ratio``."""
+    if method != "em" or not nonneg:
+        raise InputError.bad_argument("deflation", "'quasi' needs method='em' and nonneg=True: "
+                                                   "quasi-orthogonal components are nonnegative EM components")
+    unknown = set(options) - QUASI_OPTIONS
+    if unknown:
+        raise InputError(f"deflation 'quasi' has no option {', '.join(sorted(unknown))}; "
+                         f"its options: {', '.join(sorted(QUASI_OPTIONS))}")
+    vectors, records = quasi_orthogonal_components(problem, k, n_components, min_angle_deg=min_angle,
+                                                   rng=rng, restarts=restarts, **options)
+    out = []
+    for w, rec in zip(vectors, records):
+        reach, reason = reach_of(problem, w, k, True)
+        conv = Convergence.CONVERGED if rec["converged"] else Convergence.ITERATION_LIMIT
+        conv_reason = "" if rec["converged"] else f"stopped after {rec['iterations']} EM iterations"
+        out.append(Component(loadings=as_loadings(problem, w), variance=problem.variance(w),
+                             method="em-quasi", k=k, nonneg=True,
+                             options={"min_angle": min_angle, "restarts": restarts, **options},
+                             iterations=int(rec["iterations"]), seconds=float(rec["seconds"]), extras=rec,
+                             status=Status(reach, reason, conv, conv_reason)))
+    return out

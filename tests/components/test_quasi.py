@@ -5,11 +5,16 @@ import time
 import numpy as np
 import pytest
 
+from certpca.components.quasi import (
+    MStepQP,
+    angle_deg,
+    l1_level,
+    quasi_mstep,
+    quasi_orthogonal_components,
+)
 from certpca.errors import InputError
 from certpca.problem import Problem
 from certpca.solvers.em import em_step
-from certpca.solvers.quasi import (MStepQP, angle_deg, l1_level, quasi_mstep,
-                                   quasi_orthogonal_components)
 from tests.brute import random_psd
 
 
@@ -123,9 +128,9 @@ def test_leukemia_sized_qp_stays_thin():
 
 def test_bad_input():
     P = Problem.from_covariance(np.eye(3) + 1)
-    with pytest.raises(InputError, match="angles in"):
+    with pytest.raises(InputError, match="min_angle_deg is out of range: got 95; choose a value from 0 to 90"):
         quasi_orthogonal_components(P, 2, 2, min_angle_deg=95)
     with pytest.raises(InputError, match="qp"):
         quasi_orthogonal_components(P, 2, 2, qp="gurobi")
-    with pytest.raises(InputError, match="k = 4"):
+    with pytest.raises(InputError, match="k is out of range: got 4; choose a value from 1 to 3"):
         quasi_orthogonal_components(P, 4, 2)

@@ -1,0 +1,98 @@
+"""Several components: the schemes that fit them and the variance they add.
+
+- ``projection``: deflate C to (I − wwᵀ)C(I − wwᵀ) after each component
+  (Sigg & Buhmann 2008, eq. 18).
+- ``disjoint``: later components may only use features no earlier one used
+  (eq. 19), which makes nonnegative components exactly orthogonal.
+  Both in :mod:`.sequential`.
+- ``quasi``: nonnegative EM whose M-step penalises α·wᵀVVᵀw (eq. 20), α tuned
+  until every pair of components is at least ``min_angle`` degrees apart
+  (:mod:`.quasi`).
+- ``joint``: any solver with the ``joint`` capability fits L components at once
+  through :meth:`~certpca.solvers.base.Solver.fit_joint` (:mod:`.joint`).
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..problem import Problem
+from ..results import Fit
+from ..solvers import check_method
+from ..validation import (
+    check_cardinality,
+    check_choice,
+    check_float,
+    check_int,
+    check_random_state,
+)
+from .joint import joint_components
+from .quasi import quasi_components
+from .sequential import sequential_components
+
+DEFLATIONS = ("projection", "disjoint", "quasi", "joint")
+#: the Fit keeps at least this many leading eigenvalues for the summary's scree
+N_EIGENVALUES = 10
+
+
+def fit_components(problem: Problem, k: int, *, n_components: int = 1, method: str = "em",
+                   nonneg: bool = False, deflation: str = "projection", seed: int = 0,
+                   restarts: int = 10, renormalize: bool = True, min_angle: float = 85.0,
+                   data: dict | None = None, **options) -> Fit:
+    """Fit ``n_components`` components with at most ``k`` nonzeros each.
+
+    ``min_angle`` (degrees) applies to ``deflation="quasi"`` only; ``options`` go to
+    the method (for ``quasi``: the options of
+    :func:`~certpca.components.quasi.quasi_orthogonal_components`).
+    """
+    deflation = check_choice(deflation, DEFLATIONS, "deflation")
+    k = check_cardinality(k, problem.dim, "k")
+    n_components = check_cardinality(n_components, problem.dim, "n_components")
+    restarts = check_int(restarts, "restarts", low=0)
+    min_angle = check_float(min_angle, "min_angle", low=0.0, high=90.0)
+    rng = check_random_state(seed, "seed")
+    t0 = time.perf_counter()
+    if deflation == "quasi":
+        components = quasi_components(problem, k, n_components, method=method, nonneg=nonneg,
+                                      min_angle=min_angle, rng=rng, restarts=restarts, **options)
+    elif deflation == "joint":
+        solver = check_method(method, nonneg, options)
+        components = joint_components(problem, k, n_components, solver, nonneg, rng, options)
+    else:
+        check_method(method, nonneg, options)
+        components = sequential_components(problem, k, n_components, method=method, nonneg=nonneg,
+                                           disjoint=deflation == "disjoint", rng=rng, restarts=restarts,
+                                           renormalize=renormalize, options=options)
+    seconds = time.perf_counter() - t0
+
+    W = np.column_stack([c.weights for c in components])
+    extra = {"min_angle": min_angle} if deflation == "quasi" else {}
+    return Fit(
+        components=components,
+        additional_variance=additional_variance(problem, W),
+        total_variance=problem.trace,
+        eigenvalues=problem.eigenvalues()[: max(N_EIGENVALUES, n_components)],
+        data=data or {"name": "", "n_samples": None, "n_features": problem.dim},
+        options={"method": method, "k": k, "nonneg": nonneg, "n_components": n_components,
+                 "deflation": deflation, "seed": seed, "restarts": restarts,
+                 "renormalize": renormalize, **extra, **options},
+        seconds=seconds,
+        problem=problem,
+    )
+
+
+def additional_variance(problem: Problem, W: np.ndarray, *, rtol: float = 1e-10) -> np.ndarray:
+    """Variance each column of W adds beyond the span of the earlier columns.
+
+    With W = QR (Gram–Schmidt in column order) the span of the first l columns
+    carries tr(Q_lᵀCQ_l); the l-th increment is q_lᵀCq_l.  A column that lies in
+    the span of the earlier ones (|R_ll| ≤ rtol) adds nothing.
+    """
+    Q, R = np.linalg.qr(W)
+    added = np.array([problem.variance(Q[:, j]) for j in range(W.shape[1])])
+    added[np.abs(np.diag(R)) <= rtol] = 0.0
+    return added
+
+
+__all__ = ["DEFLATIONS", "additional_variance", "fit_components"]
