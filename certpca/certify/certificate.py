@@ -31,6 +31,24 @@ class BoundSpec:
     max_dim: int | None = None   # default-selection limit (explicit requests may go beyond)
     description: str = ""
 
+    def cite(self) -> str:
+        """The full reference of the bound (temporary in the report branch; the certify branch owns this)."""
+        return _REFERENCES[self.name]
+
+
+_DABE = ("d'Aspremont, A., Bach, F. & El Ghaoui, L. (2008). Optimal solutions for sparse principal component "
+         "analysis. Journal of Machine Learning Research, 9, 1269-1294.")
+_DSPCA = ("d'Aspremont, A., El Ghaoui, L., Jordan, M. I. & Lanckriet, G. R. G. (2007). A direct formulation "
+          "for sparse PCA using semidefinite programming. SIAM Review, 49(3), 434-448.")
+_ASTERIS = ("Asteris, M., Papailiopoulos, D. S. & Dimakis, A. G. (2014). Nonnegative sparse PCA with provable "
+            "guarantees. Proceedings of the 31st International Conference on Machine Learning.")
+_HORN = "Horn, R. A. & Johnson, C. R. (2013). Matrix Analysis, 2nd ed. Cambridge University Press."
+_MOGHADDAM = ("Moghaddam, B., Weiss, Y. & Avidan, S. (2006). Spectral bounds for sparse PCA: exact and greedy "
+              "algorithms. Advances in Neural Information Processing Systems 18.")
+_REFERENCES = {"trace": _MOGHADDAM, "lambda1": _MOGHADDAM, "gershgorin": _HORN, "perron": _HORN, "dabe": _DABE,
+               "pattern": _DABE, "dspca": _DSPCA, "dnn": _DSPCA, "spannogram": _ASTERIS, "split": _ASTERIS,
+               "dspca_sdp": _DSPCA, "dnn_sdp": _DSPCA, "exact": _MOGHADDAM}
+
 
 REGISTRY: dict[str, BoundSpec] = {s.name: s for s in [
     BoundSpec("trace", B.trace_bound, 0, description="sum of the k largest variances"),

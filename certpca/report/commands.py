@@ -6,7 +6,13 @@ import shlex
 import sys
 from pathlib import Path
 
+from certpca.data import Dataset
 from certpca.errors import InputError
+from certpca.io import Outputs, load
+from certpca.report.api import report
+from certpca.report.genes import gene_selection_run
+from certpca.report.saved import Run
+from certpca.report.tables import fmt, mode_name, table_files, tables_for
 
 
 def add_commands(sub, data_options) -> None:
@@ -78,58 +84,10 @@ def _labels(p) -> None:
 
 
 # ------------------------------------------------------------------ input
-def load_with_labels(args):
+def load_data(args) -> Dataset:
     """The data as the common options say, with --labels from a file or a column of the data."""
-    from certpca.cli import _load
-    from certpca.data import read_labels, with_labels
-    spec = getattr(args, "labels", None)
-    if spec is None or Path(spec).is_file():
-        ds = _load(args)
-        return ds if spec is None else with_labels(ds, read_labels(spec))
-    return _load_label_column(args, spec)
-
-
-def _load_label_column(args, column: str):
-    """--labels COLUMN: take that column of a samples x features text file as the labels."""
-    import tempfile
-
-    import pandas as pd
-
-    from certpca.cli import _load
-    from certpca.data import with_labels
-    path = Path(args.data)
-    if not path.is_file():
-        raise InputError(f"--labels {column!r} is neither a file nor a column of a data file; give a CSV "
-                         "sample,label or the name of a label column of DATA")
-    if args.transpose or args.covariance or path.suffix.lower() in (".npz", ".parquet"):
-        raise InputError("--labels COLUMN works for CSV/TSV files with samples as rows; give a labels file instead")
-    try:
-        frame = pd.read_csv(path, sep=None, engine="python", dtype=str, index_col=0)
-    except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as err:
-        raise InputError(f"cannot read {path}: {str(err).splitlines()[0]}") from None
-    if column not in frame.columns:
-        raise InputError(f"--labels {column!r}: no such file and no such column in {path.name} "
-                         f"(columns start {', '.join(map(str, frame.columns[:5]))})")
-    labels = frame.pop(column).str.strip()
-    labels.index = labels.index.astype(str).str.strip()
-    with tempfile.TemporaryDirectory() as tmp:
-        rest = Path(tmp) / (path.stem.removesuffix(".csv").removesuffix(".tsv") + ".csv")
-        frame.to_csv(rest)
-        args.data = str(rest)
-        try:
-            ds = _load(args)
-        finally:
-            args.data = str(path)
-    return with_labels(ds, labels.rename("label"))
-
-
-def _check_output(path: Path, force: bool) -> None:
-    from certpca.cli import _check_writable
-    _check_writable(path)
-    if path.exists() and not force:
-        raise InputError(f"{path} exists; pass --force to overwrite it or choose another -o")
-    if path.exists() and path.is_dir():
-        raise InputError(f"{path} is a folder; give a file name with -o")
+    return load(args.data, transpose=args.transpose, covariance=args.covariance, na=args.na, center=args.center,
+                scale=args.scale, log2=args.log2, labels=getattr(args, "labels", None))
 
 
 def _sizes(spec: str, dim: int) -> list[int]:
@@ -169,55 +127,38 @@ def _command(args, name: str) -> str:
 
 # --------------------------------------------------------------- handlers
 def _cmd_report(args) -> int:
-    from certpca.cli import _write_atomically
-    from certpca.report.html import render
-    from certpca.report.run import compute_run
-    from certpca.report.tables import report_tables, write_tables
-
-    _check_output(args.output, args.force)
-    if args.tables is not None:
-        from certpca.cli import _check_writable
-        _check_writable(args.tables)
     modes = {"nonneg": (True,), "plain": (False,), None: (False, True)}[args.modes]
-    ds = load_with_labels(args)
-    run = compute_run(ds, k=args.k, methods=args.methods, nonneg_modes=modes, components=args.components,
-                      path=args.path, path_methods=args.path_methods, seed=args.seed, bounds=args.bounds, path_bounds=args.path_bounds,
-                      genes=args.genes, gene_sizes=_sizes(args.gene_sizes, ds.n_features), gene_k=args.gene_k,
-                      command=_command(args, "report"))
-    html = render(run, timings=args.timings)
-    tables = report_tables(run, args.timings) if args.tables is not None else []
-    if args.tables is not None:   # check before writing anything
-        write_tables(tables, args.tables, force=args.force, writer=lambda p, t: None)
-    _write_atomically(args.output, html)
-    if args.tables is not None:
-        write_tables(tables, args.tables, force=True, writer=_write_atomically)
+    ds = load_data(args)
+    run = report(ds, k=args.k, output=args.output, tables=args.tables, force=args.force, timings=args.timings,
+                 inputs=[args.data, args.labels], methods=args.methods, nonneg_modes=modes,
+                 components=args.components, path=args.path, path_methods=args.path_methods, seed=args.seed,
+                 bounds=args.bounds, path_bounds=args.path_bounds, genes=args.genes,
+                 gene_sizes=_sizes(args.gene_sizes, ds.n_features), gene_k=args.gene_k,
+                 command=_command(args, "report"))
     if args.json:
-        print(json.dumps(run, sort_keys=True, allow_nan=True))
+        print(run.to_json())
     else:
         _summary(run, args)
     return 0
 
 
-def _summary(run, args) -> None:
-    from certpca.report.tables import best_fit, fmt, mode_name
-    for nonneg in run["settings"]["nonneg"]:
-        best = best_fit(run, nonneg)
+def _summary(run: Run, args) -> None:
+    for nonneg in run.settings.nonneg:
+        best = run.best_fit(nonneg)
         if best:
-            c = best["certificate"]
-            print(f"{mode_name(nonneg).capitalize()}, k = {run['settings']['k']}: best {fmt(c['value'])} by "
-                  f"{best['method']}; OPT <= {fmt(c['upper_bound'])} ({c['winner']}); certified "
+            c = best.certificate
+            print(f"{mode_name(nonneg).capitalize()}, k = {run.settings.k}: best {fmt(c['value'])} by "
+                  f"{best.method}; OPT <= {fmt(c['upper_bound'])} ({c['winner']}); certified "
                   f"{fmt(c['certified_fraction'], 'percent')}")
-    if run.get("genes"):
-        print("Gene selection: " + run["genes"]["conclusion"])
+    if run.genes:
+        print("Gene selection: " + run.genes.conclusion)
     print(f"Report written to {args.output}" + (f"; tables in {args.tables}" if args.tables else ""))
 
 
 def _cmd_genes(args) -> int:
-    from certpca.report.run import gene_selection_run
-    from certpca.report.tables import fmt
     if args.n_init < 2:
         raise InputError(f"--n-init {args.n_init} is too small for a test; give at least 2 (default 100)")
-    ds = load_with_labels(args)
+    ds = load_data(args)
     if ds.labels is None:
         raise InputError(f"{ds.name} has no class labels; give --labels FILE|COLUMN")
     if not 1 <= args.k <= ds.n_features:
@@ -226,27 +167,25 @@ def _cmd_genes(args) -> int:
     g = gene_selection_run(ds, sizes=sizes, featured=args.k, method=args.method, n_init=args.n_init,
                            seed=args.seed)
     if args.json:
-        print(json.dumps(g, sort_keys=True, allow_nan=True))
+        print(g.to_json())
         return 0
-    print(f"Gene selection on {ds.name} ({ds.n_samples} samples, {g['n_clusters']} classes), "
-          f"k-means x {g['n_init']}, pair-counting Jaccard:")
-    for r in g["rows"]:
-        print(f"  {r['selector']:<34} {r['size']:>6}  {fmt(r['mean'], 'fraction')} ± {fmt(r['sd'], 'fraction')}")
-    for t in g["tests"]:
+    print(f"Gene selection on {ds.name} ({ds.n_samples} samples, {g.n_clusters} classes), "
+          f"k-means x {g.n_init}, pair-counting Jaccard:")
+    for r in g.rows:
+        print(f"  {r.selector:<34} {r.size:>6}  {fmt(r.mean, 'fraction')} ± {fmt(r.sd, 'fraction')}")
+    for t in g.tests:
         print("  " + t["verdict"])
-    print(g["conclusion"])
+    print(g.conclusion)
     return 0
 
 
 def _cmd_table(args) -> int:
-    from certpca.cli import _write_atomically
-    from certpca.report.tables import tables_for, write_tables
     if str(args.json_file) == "-":
         text = sys.stdin.read()
     elif not args.json_file.is_file():
         raise InputError(f"{args.json_file} not found; give the saved --json output of report, fit or certify")
     else:
-        text = args.json_file.read_text()
+        text = args.json_file.read_text(encoding="utf-8")
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as err:
@@ -255,6 +194,11 @@ def _cmd_table(args) -> int:
     if not isinstance(obj, dict):
         raise InputError(f"{args.json_file} holds no JSON object; give the --json output of report, fit or certify")
     tables = tables_for(obj, timings=args.timings)
-    written = write_tables(tables, args.tables, force=args.force, writer=_write_atomically)
-    print(f"{len(tables)} table(s), {len(written)} files written to {args.tables}")
+    files = table_files(tables)
+    out = Outputs(force=args.force, inputs=[args.json_file])
+    paths = out.claim_folder(args.tables, files, flag="--tables")
+    with out.writing():
+        for path, content in zip(paths, files.values()):
+            out.write(path, content)
+    print(f"{len(tables)} table(s), {len(paths)} files written to {args.tables}")
     return 0

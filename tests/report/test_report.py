@@ -170,7 +170,7 @@ def test_genes_command_and_label_column(planted, capsys):
 
 
 def test_conclusion_is_honest_both_ways():
-    from certpca.report.run import _gene_conclusion
+    from certpca.report.genes import gene_conclusion as _gene_conclusion
     base = {"verdict": "v", "difference": 0.1, "significant": True}
     assert "This holds here" in _gene_conclusion(base, {"center": True})
     assert "does not hold" in _gene_conclusion({**base, "difference": -0.05}, {"center": True})
