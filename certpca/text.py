@@ -55,4 +55,4 @@ def describe_preprocessing(p: dict) -> str:
     return ", ".join(steps) if steps else "no preprocessing"
 
 
-__all__ = ["latex", "latex_symbols", "markdown", "html", "describe_preprocessing", "LATEX_SYMBOLS"]
+__all__ = ["LATEX_SYMBOLS", "describe_preprocessing", "html", "latex", "latex_symbols", "markdown"]

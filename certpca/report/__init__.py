@@ -15,5 +15,16 @@ from certpca.report.run import compute_run
 from certpca.report.saved import FORMAT, Run
 from certpca.report.tables import Table, fmt, report_tables, tables_for, write_tables
 
-__all__ = ["report", "compute_run", "gene_selection_run", "render", "report_tables", "tables_for", "write_tables",
-           "Table", "fmt", "Run", "FORMAT"]
+__all__ = [
+           "FORMAT",
+           "Run",
+           "Table",
+           "compute_run",
+           "fmt",
+           "gene_selection_run",
+           "render",
+           "report",
+           "report_tables",
+           "tables_for",
+           "write_tables",
+]

@@ -11,7 +11,12 @@ from certpca.report.html import render
 from certpca.report.options import resolve
 from certpca.report.run import compute_run
 from certpca.report.saved import Run
-from certpca.report.tables import file_names, report_table_names, report_tables, table_files
+from certpca.report.tables import (
+    file_names,
+    report_table_names,
+    report_tables,
+    table_files,
+)
 
 
 def report(data: Dataset | str | Path, *, k: int, output: str | Path = "report.html",

@@ -16,14 +16,14 @@ from certpca.results import jsonable
 from certpca.text import describe_preprocessing
 
 GENE_REFS = (
-    "Sigg, C. D. & Buhmann, J. M. (2008). Expectation-maximization for sparse and non-negative PCA. "
-    "Proceedings of the 25th International Conference on Machine Learning.",
-    "Varshavsky, R., Gottlieb, A., Linial, M. & Horn, D. (2006). Novel unsupervised feature filtering of "
-    "biological data. Bioinformatics, 22(14), e507-e513.",
-    "Ben-Hur, A., Elisseeff, A. & Guyon, I. (2002). A stability based method for discovering structure in "
-    "clustered data. Pacific Symposium on Biocomputing, 7, 6-17.",
-    "Armstrong, S. A. et al. (2002). MLL translocations specify a distinct gene expression profile that "
-    "distinguishes a unique leukemia. Nature Genetics, 30, 41-47.",
+    ("Sigg, C. D. & Buhmann, J. M. (2008). Expectation-maximization for sparse and non-negative PCA. "
+     "Proceedings of the 25th International Conference on Machine Learning."),
+    ("Varshavsky, R., Gottlieb, A., Linial, M. & Horn, D. (2006). Novel unsupervised feature filtering of "
+     "biological data. Bioinformatics, 22(14), e507-e513."),
+    ("Ben-Hur, A., Elisseeff, A. & Guyon, I. (2002). A stability based method for discovering structure in "
+     "clustered data. Pacific Symposium on Biocomputing, 7, 6-17."),
+    ("Armstrong, S. A. et al. (2002). MLL translocations specify a distinct gene expression profile that "
+     "distinguishes a unique leukemia. Nature Genetics, 30, 41-47."),
 )
 #: significance level of the two tests (Welch, Mann–Whitney)
 ALPHA = 0.05
@@ -39,7 +39,9 @@ def gene_selection_run(ds: Dataset, *, sizes: Sequence[int] = GENE_SIZES, featur
     At ``featured`` features the component is compared with the full data and
     with the CE ranking by Welch's t-test and Mann–Whitney U over the runs.
     """
-    from certpca import evaluate as ev   # here: its scipy.stats adds 0.7 s to `import certpca` (measured)
+    from certpca import (
+        evaluate as ev,  # here: its scipy.stats adds 0.7 s to `import certpca` (measured)
+    )
 
     if ds.labels is None or ds.is_covariance:
         raise InputError("gene selection needs labelled samples x features data; give --labels FILE|COLUMN")
@@ -101,4 +103,4 @@ def featured_rows(g: GeneSelection) -> list[GeneRow]:
     return out
 
 
-__all__ = ["gene_selection_run", "gene_conclusion", "featured_rows", "GENE_REFS"]
+__all__ = ["GENE_REFS", "featured_rows", "gene_conclusion", "gene_selection_run"]

@@ -121,7 +121,7 @@ def _path_methods(chosen: list[str], path_methods: str | Iterable[str] | None) -
 
 
 def resolve(ds: Dataset, *, k: int, methods=None, nonneg_modes: Sequence[bool] = (False, True),
-            components: int = 1, path: str | Sequence[int] | None = DEFAULT_PATH, path_methods=None,
+            components: int = 1, path: str | None = DEFAULT_PATH, path_methods=None,
             seed: int = 0, bounds=None, path_bounds=None, genes: bool | None = None,
             gene_sizes: Sequence[int] = GENE_SIZES, gene_k: int = GENE_K, n_init: int = N_INIT,
             command: str = "") -> Plan:
@@ -158,5 +158,17 @@ def applicable(names: Iterable[str], problem, nonneg: bool) -> list[str]:
             and (BOUNDS[n].max_dim is None or problem.dim <= BOUNDS[n].max_dim)]
 
 
-__all__ = ["Plan", "resolve", "choose_methods", "applicable", "DEFAULT_METHODS", "HEADLINE_BOUNDS",
-           "PATH_BOUNDS", "GENE_SIZES", "GENE_K", "GENE_METHOD", "N_INIT", "DEFAULT_PATH"]
+__all__ = [
+    "DEFAULT_METHODS",
+    "DEFAULT_PATH",
+    "GENE_K",
+    "GENE_METHOD",
+    "GENE_SIZES",
+    "HEADLINE_BOUNDS",
+    "N_INIT",
+    "PATH_BOUNDS",
+    "Plan",
+    "applicable",
+    "choose_methods",
+    "resolve",
+]

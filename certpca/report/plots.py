@@ -140,7 +140,7 @@ def loadings(run: Run, fit: MethodFit, name: str, max_labels: int = MAX_TICK_LAB
 
 
 def _image_loadings(comps: list[dict], shape: list[int], name: str) -> str:
-    matplotlib, plt = mpl()
+    _, plt = mpl()
     order = _pixel_order(shape)
     pos = {f: i for i, f in enumerate(order)}
     n = len(comps)

@@ -83,7 +83,7 @@ _CITE_SEPARATOR = re.compile(r";\s+(?=[A-Z][^,;]*, [A-Z]\.)")
 # ------------------------------------------------------------------ helpers
 def versions() -> dict[str, str]:
     """Versions of certpca and the libraries whose output the report contains."""
-    import jinja2      # here, with the others: only a report needs them, and matplotlib is slow to import
+    import jinja2  # here, with the others: only a report needs them, and matplotlib is slow to import
     import matplotlib
     import pandas
     import scipy
@@ -96,7 +96,7 @@ class Steps:
     """Progress bar over the steps, and the wall-clock seconds of each (kept in the run, not shown)."""
 
     def __init__(self, total: int, enabled: bool | None):
-        from tqdm import tqdm   # here: only reports show a progress bar
+        from tqdm import tqdm  # here: only reports show a progress bar
         disable = (not sys.stderr.isatty()) if enabled is None else not enabled
         self.bar = tqdm(total=total, disable=disable, desc="certpca report", unit="step", leave=False,
                         bar_format="{desc}: {n_fmt}/{total_fmt} {postfix} [{elapsed}]")
@@ -259,7 +259,7 @@ def references(methods: Sequence[str], bounds: Sequence[str], *, band: bool, gen
 
 # --------------------------------------------------------------- the run
 def compute_run(ds: Dataset, *, k: int, methods=None, nonneg_modes: Sequence[bool] = (False, True),
-                components: int = 1, path: str | Sequence[int] | None = DEFAULT_PATH, path_methods=None,
+                components: int = 1, path: str | None = DEFAULT_PATH, path_methods=None,
                 seed: int = 0, bounds=None, path_bounds=None, genes: bool | None = None,
                 gene_sizes: Sequence[int] = GENE_SIZES, gene_k: int = GENE_K, n_init: int = N_INIT,
                 command: str = "", progress: bool | None = None) -> Run:
@@ -294,5 +294,17 @@ def compute_run(ds: Dataset, *, k: int, methods=None, nonneg_modes: Sequence[boo
                step_seconds=step.seconds, format=FORMAT)
 
 
-__all__ = ["compute_run", "fit_and_certify", "path_and_band", "references", "describe_data", "versions",
-           "gene_selection_run", "choose_methods", "FORMAT", "DEFAULT_METHODS", "HEADLINE_BOUNDS", "PATH_BOUNDS"]
+__all__ = [
+    "DEFAULT_METHODS",
+    "FORMAT",
+    "HEADLINE_BOUNDS",
+    "PATH_BOUNDS",
+    "choose_methods",
+    "compute_run",
+    "describe_data",
+    "fit_and_certify",
+    "gene_selection_run",
+    "path_and_band",
+    "references",
+    "versions",
+]

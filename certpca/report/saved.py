@@ -17,6 +17,8 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from typing_extensions import Self
+
 from certpca.errors import InputError
 from certpca.results import jsonable
 
@@ -38,8 +40,12 @@ class Saved:
         """One JSON object, keys sorted: the same bytes for the same run."""
         return json.dumps(self.to_dict(), sort_keys=True, allow_nan=True)
 
+    def __getitem__(self, key: str) -> Any:
+        """Dict-style reading, for code written against the JSON (certpca/reproduce/sigg2008.py)."""
+        return getattr(self, key)
+
     @classmethod
-    def from_dict(cls: type[S], obj: dict) -> S:
+    def from_dict(cls, obj: dict) -> Self:
         """Rebuild from :meth:`to_dict` output; keys this version does not know are dropped."""
         hints = typing.get_type_hints(cls)
         known = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
@@ -239,5 +245,19 @@ def is_run(obj: dict) -> bool:
     return str(obj.get("format", "")).startswith("certpca-run/")
 
 
-__all__ = ["FORMAT", "READABLE", "Saved", "Run", "Settings", "DataSummary", "MethodFit", "MethodPath",
-           "PathPoint", "Band", "BandPoint", "GeneSelection", "GeneRow", "is_run"]
+__all__ = [
+    "FORMAT",
+    "READABLE",
+    "Band",
+    "BandPoint",
+    "DataSummary",
+    "GeneRow",
+    "GeneSelection",
+    "MethodFit",
+    "MethodPath",
+    "PathPoint",
+    "Run",
+    "Saved",
+    "Settings",
+    "is_run",
+]

@@ -314,7 +314,7 @@ EXTENSIONS = ("tex", "md", "csv")
 
 def report_tables(run: Run, timings: bool = False) -> list[Table]:
     """Every table of a report, in page order."""
-    out = [data_table(run)]
+    out: list[Table | None] = [data_table(run)]
     for nonneg in run.settings.nonneg:
         out += [results_table(run, nonneg, timings), bounds_table(run, nonneg, timings), path_table(run, nonneg),
                 features_table(run, nonneg)]
