@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from certpca import text
+
 from .status import Convergence, Status
 
 
@@ -137,7 +139,7 @@ class Fit:
         shape = (f"{d.get('n_features')} x {d.get('n_features')} covariance" if d.get("n_samples") is None
                  else f"{d.get('n_samples')} samples x {d.get('n_features')} features")
         notes = [
-            f"Data: {d.get('name')} ({shape}); {_describe_preprocessing(d.get('preprocessing', {}))}",
+            f"Data: {d.get('name')} ({shape}); {text.describe_preprocessing(d.get('preprocessing', {}))}",
             f"Total variance {self.total_variance:.6g}; lambda1 = {self.eigenvalues[0]:.6g} "
             f"({self.eigenvalues[0] / self.total_variance:.1%} of the total)",
         ]
@@ -205,34 +207,17 @@ class Summary:
 
     def as_html(self) -> str:
         table = self._formatted().to_html(classes="importance", border=0, escape=True)
-        notes = "".join(f"<li>{_escape(n)}</li>" for n in self.notes)
-        return f"<div class='summary'><h3>{_escape(self.title)}</h3>{table}<ul>{notes}</ul></div>"
+        notes = "".join(f"<li>{text.html(n)}</li>" for n in self.notes)
+        return f"<div class='summary'><h3>{text.html(self.title)}</h3>{table}<ul>{notes}</ul></div>"
 
     def as_latex(self) -> str:
         styler = self._formatted().style
-        return styler.to_latex(hrules=True, caption=self.title.replace("_", r"\_"))
+        return styler.to_latex(hrules=True, caption=text.latex(self.title))
 
     _repr_html_ = as_html
 
     def __str__(self) -> str:
         return self.as_text()
-
-
-def _escape(s: str) -> str:
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def _describe_preprocessing(p: dict) -> str:
-    steps = []
-    if p.get("log2_floor") is not None:
-        steps.append(f"log2 with floor {p['log2_floor']}")
-    if p.get("center"):
-        steps.append("centred")
-    if p.get("scale"):
-        steps.append("scaled to unit variance")
-    if p.get("dropped_constant"):
-        steps.append(f"{len(p['dropped_constant'])} constant column(s) dropped")
-    return ", ".join(steps) if steps else "no preprocessing"
 
 
 def jsonable(x):

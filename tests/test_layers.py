@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "certpca"
 
 #: Lowest first; a module belongs to the first entry that is its name or a prefix of it.
 LAYERS: list[tuple[str, ...]] = [
-    ("certpca.errors", "certpca.status", "certpca.version", "certpca.validation", "certpca.text", "certpca.callable_module"),
+    ("certpca.errors", "certpca.status", "certpca.messages", "certpca.version", "certpca.validation", "certpca.text", "certpca.callable_module"),
     ("certpca.problem",),
     ("certpca.results", "certpca.data", "certpca.datasets"),
     ("certpca.io",),
@@ -130,8 +130,6 @@ def test_no_import_cycle():
 #: Files that still hold function-level imports from before this rule (being moved to the top
 #: of their files); the list may only shrink: a listed file that is clean fails the test too.
 IMPORT_DEBT = {
-    "certpca/components.py",
-    "certpca/report/commands.py", "certpca/report/plots.py", "certpca/report/run.py", "certpca/report/tables.py",
     "certpca/reproduce/__init__.py", "certpca/reproduce/asteris2014.py", "certpca/reproduce/common.py",
     "certpca/reproduce/gpower_speed.py", "certpca/reproduce/sigg2008.py", "certpca/reproduce/zass2006.py",
 }

@@ -6,8 +6,13 @@ import shlex
 import sys
 from pathlib import Path
 
+from certpca.data import Dataset
 from certpca.errors import InputError
 from certpca.io import Outputs, load
+from certpca.report.api import report
+from certpca.report.genes import gene_selection_run
+from certpca.report.saved import Run
+from certpca.report.tables import fmt, mode_name, table_files, tables_for
 
 
 def add_commands(sub, data_options) -> None:
@@ -79,10 +84,10 @@ def _labels(p) -> None:
 
 
 # ------------------------------------------------------------------ input
-def load_with_labels(args):
+def load_data(args) -> Dataset:
     """The data as the common options say, with --labels from a file or a column of the data."""
-    return load(args.data, transpose=args.transpose, covariance=args.covariance, na=args.na,
-                center=args.center, scale=args.scale, log2=args.log2, labels=getattr(args, "labels", None))
+    return load(args.data, transpose=args.transpose, covariance=args.covariance, na=args.na, center=args.center,
+                scale=args.scale, log2=args.log2, labels=getattr(args, "labels", None))
 
 
 def _sizes(spec: str, dim: int) -> list[int]:
@@ -122,45 +127,38 @@ def _command(args, name: str) -> str:
 
 # --------------------------------------------------------------- handlers
 def _cmd_report(args) -> int:
-    from certpca.report import report
-
     modes = {"nonneg": (True,), "plain": (False,), None: (False, True)}[args.modes]
-    Outputs(force=args.force, inputs=[args.data, getattr(args, "labels", None)]).claim(args.output, "report",
-                                                                                      flag="-o")
-    ds = load_with_labels(args)
+    ds = load_data(args)
     run = report(ds, k=args.k, output=args.output, tables=args.tables, force=args.force, timings=args.timings,
-                 inputs=[args.data, getattr(args, "labels", None)], methods=args.methods, nonneg_modes=modes,
+                 inputs=[args.data, args.labels], methods=args.methods, nonneg_modes=modes,
                  components=args.components, path=args.path, path_methods=args.path_methods, seed=args.seed,
                  bounds=args.bounds, path_bounds=args.path_bounds, genes=args.genes,
                  gene_sizes=_sizes(args.gene_sizes, ds.n_features), gene_k=args.gene_k,
                  command=_command(args, "report"))
     if args.json:
-        print(json.dumps(run, sort_keys=True, allow_nan=True))
+        print(run.to_json())
     else:
         _summary(run, args)
     return 0
 
 
-def _summary(run, args) -> None:
-    from certpca.report.tables import best_fit, fmt, mode_name
-    for nonneg in run["settings"]["nonneg"]:
-        best = best_fit(run, nonneg)
+def _summary(run: Run, args) -> None:
+    for nonneg in run.settings.nonneg:
+        best = run.best_fit(nonneg)
         if best:
-            c = best["certificate"]
-            print(f"{mode_name(nonneg).capitalize()}, k = {run['settings']['k']}: best {fmt(c['value'])} by "
-                  f"{best['method']}; OPT <= {fmt(c['upper_bound'])} ({c['winner']}); certified "
+            c = best.certificate
+            print(f"{mode_name(nonneg).capitalize()}, k = {run.settings.k}: best {fmt(c['value'])} by "
+                  f"{best.method}; OPT <= {fmt(c['upper_bound'])} ({c['winner']}); certified "
                   f"{fmt(c['certified_fraction'], 'percent')}")
-    if run.get("genes"):
-        print("Gene selection: " + run["genes"]["conclusion"])
+    if run.genes:
+        print("Gene selection: " + run.genes.conclusion)
     print(f"Report written to {args.output}" + (f"; tables in {args.tables}" if args.tables else ""))
 
 
 def _cmd_genes(args) -> int:
-    from certpca.report.run import gene_selection_run
-    from certpca.report.tables import fmt
     if args.n_init < 2:
         raise InputError(f"--n-init {args.n_init} is too small for a test; give at least 2 (default 100)")
-    ds = load_with_labels(args)
+    ds = load_data(args)
     if ds.labels is None:
         raise InputError(f"{ds.name} has no class labels; give --labels FILE|COLUMN")
     if not 1 <= args.k <= ds.n_features:
@@ -169,26 +167,25 @@ def _cmd_genes(args) -> int:
     g = gene_selection_run(ds, sizes=sizes, featured=args.k, method=args.method, n_init=args.n_init,
                            seed=args.seed)
     if args.json:
-        print(json.dumps(g, sort_keys=True, allow_nan=True))
+        print(g.to_json())
         return 0
-    print(f"Gene selection on {ds.name} ({ds.n_samples} samples, {g['n_clusters']} classes), "
-          f"k-means x {g['n_init']}, pair-counting Jaccard:")
-    for r in g["rows"]:
-        print(f"  {r['selector']:<34} {r['size']:>6}  {fmt(r['mean'], 'fraction')} ± {fmt(r['sd'], 'fraction')}")
-    for t in g["tests"]:
+    print(f"Gene selection on {ds.name} ({ds.n_samples} samples, {g.n_clusters} classes), "
+          f"k-means x {g.n_init}, pair-counting Jaccard:")
+    for r in g.rows:
+        print(f"  {r.selector:<34} {r.size:>6}  {fmt(r.mean, 'fraction')} ± {fmt(r.sd, 'fraction')}")
+    for t in g.tests:
         print("  " + t["verdict"])
-    print(g["conclusion"])
+    print(g.conclusion)
     return 0
 
 
 def _cmd_table(args) -> int:
-    from certpca.report.tables import tables_for, write_tables
     if str(args.json_file) == "-":
         text = sys.stdin.read()
     elif not args.json_file.is_file():
         raise InputError(f"{args.json_file} not found; give the saved --json output of report, fit or certify")
     else:
-        text = args.json_file.read_text()
+        text = args.json_file.read_text(encoding="utf-8")
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as err:
@@ -197,9 +194,11 @@ def _cmd_table(args) -> int:
     if not isinstance(obj, dict):
         raise InputError(f"{args.json_file} holds no JSON object; give the --json output of report, fit or certify")
     tables = tables_for(obj, timings=args.timings)
-    outputs = Outputs(force=args.force, inputs=[args.json_file])
-    write_tables(tables, args.tables, force=args.force, writer=lambda p, t: outputs.claim(p, "table"))
-    with outputs.writing():
-        written = write_tables(tables, args.tables, force=True, writer=outputs.write)
-    print(f"{len(tables)} table(s), {len(written)} files written to {args.tables}")
+    files = table_files(tables)
+    out = Outputs(force=args.force, inputs=[args.json_file])
+    paths = out.claim_folder(args.tables, files, flag="--tables")
+    with out.writing():
+        for path, content in zip(paths, files.values()):
+            out.write(path, content)
+    print(f"{len(tables)} table(s), {len(paths)} files written to {args.tables}")
     return 0

@@ -7,9 +7,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import jinja2
+from markupsafe import Markup
+
+from certpca import text
 from certpca.report import plots
 from certpca.report import tables as T
-from certpca.results import _describe_preprocessing
+from certpca.report.genes import featured_rows
+from certpca.report.saved import Run
 
 
 def template_dir() -> Path:
@@ -22,58 +27,50 @@ def template_dir() -> Path:
                             "reinstall certpca")
 
 
-def environment():
-    import jinja2
+def environment() -> jinja2.Environment:
+    """The templates' environment: autoescaping on (every value is HTML-escaped unless it is Markup)."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(template_dir())),
-                             autoescape=jinja2.select_autoescape(["html", "j2"]),
+                             autoescape=jinja2.select_autoescape(["html", "j2"], default_for_string=True,
+                                                                 default=True),
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
                              undefined=jinja2.StrictUndefined)
     env.filters["fmt"] = T.fmt
     return env
 
 
-def render(run: dict, *, timings: bool = False) -> str:
+def _shown(table: T.Table | None) -> tuple[Markup, str, str] | None:
+    """A table as the template's ``_table.html.j2`` takes it: (html, caption, name)."""
+    return None if table is None else (Markup(table.to_html()), table.caption, table.name)
+
+
+def render(run: Run, *, timings: bool = False) -> str:
     """The report page for a saved run."""
-    from markupsafe import Markup
     modes = []
-    for nonneg in run["settings"]["nonneg"]:
-        best = T.best_fit(run, nonneg)
+    for nonneg in run.settings.nonneg:
+        best = run.best_fit(nonneg)
         if best is None:
             continue
         tabs = {"results": T.results_table(run, nonneg, timings), "bounds": T.bounds_table(run, nonneg, timings),
                 "path": T.path_table(run, nonneg), "features": T.features_table(run, nonneg)}
+        slug = T.mode_slug(nonneg)
         modes.append({
-            "nonneg": nonneg, "name": T.mode_name(nonneg), "slug": "nonneg" if nonneg else "sparse",
-            "best": best, "cert": best["certificate"],
-            "tables": {k: (Markup(v.to_html()), v.caption, v.name) for k, v in tabs.items() if v is not None},
-            "loadings_svg": Markup(plots.loadings(run, best, f"loadings-{'nonneg' if nonneg else 'sparse'}")),
-            "band": next((b for b in run["bands"] if b["nonneg"] == nonneg), None),
+            "nonneg": nonneg, "name": T.mode_name(nonneg), "slug": slug, "best": best, "cert": best.certificate,
+            "tables": {k: _shown(v) for k, v in tabs.items() if v is not None},
+            "loadings_svg": Markup(plots.loadings(run, best, f"loadings-{slug}")),
         })
-    g = run.get("genes")
-    gene_tabs = {}
-    if g:
-        gene_tabs = {k: (Markup(t.to_html()), t.caption, t.name)
-                     for k, t in (("genes", T.genes_table(run)), ("tests", T.tests_table(run)))}
+    g = run.genes
+    gene_tabs = {"genes": _shown(T.genes_table(run)), "tests": _shown(T.tests_table(run))} if g else {}
     path_svg = plots.path(run)
     genes_svg = plots.genes(run)
-    data_tab = T.data_table(run)
     ctx = {
-        "run": run, "d": run["data"], "s": run["settings"], "modes": modes, "timings": timings,
-        "preprocessing": _describe_preprocessing(run["data"].get("preprocessing", {})),
-        "data_table": (Markup(data_tab.to_html()), data_tab.caption, data_tab.name),
+        "run": run, "d": run.data, "s": run.settings, "modes": modes, "timings": timings,
+        "preprocessing": text.describe_preprocessing(run.data.preprocessing),
+        "data_table": _shown(T.data_table(run)),
         "spectrum_svg": Markup(plots.spectrum(run)),
         "path_svg": Markup(path_svg) if path_svg else None,
         "genes_svg": Markup(genes_svg) if genes_svg else None,
         "genes": g, "gene_tabs": gene_tabs,
-        "featured_rows": _featured(g) if g else None,
-        "versions": sorted(run["versions"].items()),
+        "featured_rows": featured_rows(g) if g else None,
+        "versions": sorted(run.versions.items()),
     }
     return environment().get_template("report.html.j2").render(**ctx)
-
-
-def _featured(g: dict) -> list[dict]:
-    """The three rows at the featured size: full data, CE ranking, the component."""
-    out = [g["rows"][0]]
-    for sel in g["selectors"][::-1]:
-        out += [r for r in g["rows"] if r["selector"] == sel and r["size"] == g["featured"]]
-    return out

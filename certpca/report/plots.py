@@ -11,17 +11,28 @@ import re
 
 import numpy as np
 
+from certpca.data import pixel_ids
+from certpca.report.saved import GeneSelection, MethodFit, Run
+
+#: feature ids are written under the stems up to this many loadings (more would not be legible)
+MAX_TICK_LABELS = 60
+#: above this many ids the tick labels get the smaller font
+CROWDED_TICKS = 25
+#: horizontal offset (in features) between the two selectors' points in the gene-selection figure
+DODGE = 1.2
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"]
 
 
-def _mpl():
+def mpl():
+    """matplotlib (Agg backend) and pyplot, imported on first use: they add about 0.4 s to an import."""
     import matplotlib
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
     return matplotlib, plt
 
 
-_STYLE = {
+#: rc parameters of every certpca figure (text as text in SVG, no top/right spines)
+STYLE = {
     "svg.fonttype": "none", "font.size": 9, "axes.titlesize": 10, "axes.labelsize": 9,
     "axes.spines.top": False, "axes.spines.right": False, "legend.frameon": False,
     "legend.fontsize": 8, "font.family": "sans-serif",
@@ -31,9 +42,9 @@ _STYLE = {
 
 def to_svg(fig, name: str) -> str:
     """The figure as an ``<svg>`` element with ids prefixed by ``name``."""
-    matplotlib, plt = _mpl()
+    matplotlib, plt = mpl()
     buf = io.StringIO()
-    with matplotlib.rc_context({"svg.hashsalt": f"certpca-{name}", **_STYLE}):
+    with matplotlib.rc_context({"svg.hashsalt": f"certpca-{name}", **STYLE}):
         fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight")
     plt.close(fig)
     svg = buf.getvalue()
@@ -45,18 +56,12 @@ def to_svg(fig, name: str) -> str:
     return svg.strip() + "\n"
 
 
-def _figure(w=6.4, h=3.2, **kw):
-    matplotlib, plt = _mpl()
-    with matplotlib.rc_context(_STYLE):
-        return plt.subplots(figsize=(w, h), **kw)
-
-
-def spectrum(run: dict) -> str:
-    d = run["data"]
-    ev = np.asarray(d["eigenvalues"], dtype=float)
-    share = ev / d["total_variance"]
-    matplotlib, plt = _mpl()
-    with matplotlib.rc_context(_STYLE):
+def spectrum(run: Run) -> str:
+    """Share of the total variance of the largest eigenvalues, and its cumulative sum."""
+    ev = np.asarray(run.data.eigenvalues, dtype=float)
+    share = ev / run.data.total_variance
+    matplotlib, plt = mpl()
+    with matplotlib.rc_context(STYLE):
         fig, ax = plt.subplots(figsize=(6.4, 2.8))
         x = np.arange(1, ev.size + 1)
         ax.bar(x, share, color=PALETTE[0], width=0.7)
@@ -71,33 +76,31 @@ def spectrum(run: dict) -> str:
     return to_svg(fig, "spectrum")
 
 
-def path(run: dict) -> str | None:
+def path(run: Run) -> str | None:
     """Variance vs cardinality per method, with the certified band (Asteris et al. 2014, Fig. 4–6)."""
-    if not run["bands"]:
+    if not run.bands:
         return None
-    matplotlib, plt = _mpl()
-    lam1 = run["data"]["lambda1"]
-    methods = sorted({p["method"] for p in run["paths"]})
+    matplotlib, plt = mpl()
+    lam1 = run.data.lambda1
+    methods = sorted({p.method for p in run.paths})
     colour = {m: PALETTE[i % len(PALETTE)] for i, m in enumerate(methods)}
-    with matplotlib.rc_context(_STYLE):
-        n = len(run["bands"])
+    with matplotlib.rc_context(STYLE):
+        n = len(run.bands)
         fig, axes = plt.subplots(1, n, figsize=(3.4 * n + 0.4, 3.2), squeeze=False, sharey=True)
-        for ax, band in zip(axes[0], run["bands"]):
-            ks = np.array([p["k"] for p in band["points"]])
-            best = np.array([p["best_value"] for p in band["points"]]) / lam1
-            upper = np.array([p["upper_bound"] for p in band["points"]]) / lam1
+        for ax, band in zip(axes[0], run.bands):
+            ks = np.array([p.k for p in band.points])
+            best = np.array([p.best_value for p in band.points]) / lam1
+            upper = np.array([p.upper_bound for p in band.points]) / lam1
             ax.fill_between(ks, best, upper, color="#bbbbbb", alpha=0.5, lw=0,
                             label="certified band (OPT lies inside)")
             ax.plot(ks, upper, color="black", ls="--", lw=1, label="upper bound")
-            for p in run["paths"]:
-                if p["nonneg"] != band["nonneg"]:
-                    continue
-                ax.plot([q["k"] for q in p["points"]], np.array([q["value"] for q in p["points"]]) / lam1,
-                        marker="o", ms=3, lw=1.2, color=colour[p["method"]], label=p["method"])
-            ax.axvline(run["settings"]["k"], color="#888888", lw=0.8, ls=":")
+            for p in run.paths_of(band.nonneg):
+                ax.plot([q.k for q in p.points], np.array([q.value for q in p.points]) / lam1,
+                        marker="o", ms=3, lw=1.2, color=colour[p.method], label=p.method)
+            ax.axvline(run.settings.k, color="#888888", lw=0.8, ls=":")
             ax.set_xscale("log")
             ax.set_xlabel("cardinality k")
-            ax.set_title("nonnegative sparse" if band["nonneg"] else "sparse")
+            ax.set_title("nonnegative sparse" if band.nonneg else "sparse")
             ax.set_ylim(0, min(1.05, max(1e-9, float(np.nanmax(upper))) * 1.05))
         axes[0][0].set_ylabel("variance / λ1")
         handles, labels = axes[0][-1].get_legend_handles_labels()
@@ -106,14 +109,14 @@ def path(run: dict) -> str | None:
     return to_svg(fig, "path")
 
 
-def loadings(run: dict, fit: dict, name: str, max_labels: int = 60) -> str:
+def loadings(run: Run, fit: MethodFit, name: str, max_labels: int = MAX_TICK_LABELS) -> str:
     """Nonzero loadings of each component: a stem plot with feature ids, or an image for pixels."""
-    comps = fit["fit"]["components"]
-    shape = run["data"].get("image_shape")
-    matplotlib, plt = _mpl()
-    with matplotlib.rc_context(_STYLE):
+    comps = fit.components
+    shape = run.data.image_shape
+    matplotlib, plt = mpl()
+    with matplotlib.rc_context(STYLE):
         if shape:
-            return _image_loadings(run, comps, shape, name)
+            return _image_loadings(comps, shape, name)
         n = len(comps)
         fig, axes = plt.subplots(n, 1, figsize=(7.2, 2.6 * n), squeeze=False)
         for j, (ax, c) in enumerate(zip(axes[:, 0], comps)):
@@ -125,10 +128,10 @@ def loadings(run: dict, fit: dict, name: str, max_labels: int = 60) -> str:
             ax.plot(x, w, "o", ms=2.5, color=PALETTE[0])
             ax.axhline(0, color="black", lw=0.6)
             ax.set_ylabel("loading")
-            ax.set_title(f"PC{j + 1}: {c['cardinality']} nonzero loadings by {fit['method']}, largest |w| first")
+            ax.set_title(f"PC{j + 1}: {c['cardinality']} nonzero loadings by {fit.method}, largest |w| first")
             if w.size <= max_labels:
                 ax.set_xticks(x)
-                ax.set_xticklabels(ids, rotation=90, fontsize=6 if w.size > 25 else 8)
+                ax.set_xticklabels(ids, rotation=90, fontsize=6 if w.size > CROWDED_TICKS else 8)
             else:
                 ax.set_xlabel(f"feature rank (ids of all {w.size} in the features table)")
             ax.set_xlim(-1, max(w.size, 1))
@@ -136,8 +139,8 @@ def loadings(run: dict, fit: dict, name: str, max_labels: int = 60) -> str:
     return to_svg(fig, name)
 
 
-def _image_loadings(run, comps, shape, name):
-    matplotlib, plt = _mpl()
+def _image_loadings(comps: list[dict], shape: list[int], name: str) -> str:
+    _, plt = mpl()
     order = _pixel_order(shape)
     pos = {f: i for i, f in enumerate(order)}
     n = len(comps)
@@ -156,32 +159,37 @@ def _image_loadings(run, comps, shape, name):
     return to_svg(fig, name)
 
 
-def _pixel_order(shape):
-    from certpca.data import pixel_ids
-    return pixel_ids(tuple(shape))
+def _pixel_order(shape: list[int]) -> list[str]:
+    return list(pixel_ids((int(shape[0]), int(shape[1]))))
 
 
-def genes(run: dict) -> str | None:
+def genes(run: Run) -> str | None:
     """Jaccard mean ± sd against the number of selected features (Sigg & Buhmann 2008, Fig. 4)."""
-    g = run.get("genes")
+    g: GeneSelection | None = run.genes
     if not g:
         return None
-    matplotlib, plt = _mpl()
-    with matplotlib.rc_context(_STYLE):
+    matplotlib, plt = mpl()
+    with matplotlib.rc_context(STYLE):
         fig, ax = plt.subplots(figsize=(6.4, 3.2))
-        full = g["rows"][0]
-        ax.axhspan(full["mean"] - full["sd"], full["mean"] + full["sd"], color="#cccccc", alpha=0.5, lw=0)
-        ax.axhline(full["mean"], color="black", lw=1, label=f"full data ({full['n_features']} features)")
-        for i, sel in enumerate(g["selectors"]):
-            rows = [r for r in g["rows"] if r["selector"] == sel]
-            x = np.array([r["size"] for r in rows])
-            ax.errorbar(x + (i - 0.5) * 1.2, [r["mean"] for r in rows], yerr=[r["sd"] for r in rows],
+        full = g.rows[0]
+        ax.axhspan(full.mean - full.sd, full.mean + full.sd, color="#cccccc", alpha=0.5, lw=0)
+        ax.axhline(full.mean, color="black", lw=1, label=f"full data ({full.n_features} features)")
+        for i, sel in enumerate(g.selectors):
+            rows = [r for r in g.rows if r.selector == sel]
+            x = np.array([r.size for r in rows])
+            # the two selectors side by side, DODGE features apart, so their error bars do not overlap
+            ax.errorbar(x + (i - 0.5) * DODGE, [r.mean for r in rows], yerr=[r.sd for r in rows],
                         marker="o", ms=3, lw=1.2, capsize=2, color=PALETTE[i + (1 if i else 0)], label=sel)
-        ax.axvline(g["featured"], color="#888888", lw=0.8, ls=":")
+        ax.axvline(g.featured, color="#888888", lw=0.8, ls=":")
         ax.set_xlabel("number of selected features")
-        ax.set_ylabel(f"Jaccard (mean ± sd, {g['n_init']} runs)")
+        ax.set_ylabel(f"Jaccard (mean ± sd, {g.n_init} runs)")
         ax.set_ylim(0, 1)
         ax.legend(loc="lower right")
         ax.set_title("k-means on selected features vs the known classes")
         fig.tight_layout()
     return to_svg(fig, "genes")
+
+
+# the names certpca/reproduce imported before they were public (certpca/reproduce/__init__.py, common.py)
+_mpl = mpl
+_STYLE = STYLE

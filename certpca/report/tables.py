@@ -8,10 +8,16 @@ report therefore equal the JSON's numbers formatted by :func:`fmt`.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
+
+from certpca import text
+from certpca.errors import InputError
+from certpca.io import Outputs
+from certpca.report.saved import Run, is_run
 
 # ----------------------------------------------------------------- formats
 FORMATS = {
@@ -57,61 +63,27 @@ class Table:
 
     def to_latex(self) -> str:
         styler = self.display.style.hide(axis="index")
-        styler.format(escape="latex").format_index(escape="latex", axis=1)
-        caption = _latex_escape(self.caption)
+        styler.format(formatter=text.latex).format_index(formatter=text.latex, axis=1)
+        caption = text.latex(self.caption)
         cols = "l" + "".join("r" if _numeric(self.raw, c) else "l" for c in list(self.raw.columns)[1:])
         cols = cols[: self.display.shape[1]].ljust(self.display.shape[1], "l")
-        return _latex_symbols(styler.to_latex(hrules=True, caption=caption, label=f"tab:{self.name}",
+        return text.latex_symbols(styler.to_latex(hrules=True, caption=caption, label=f"tab:{self.name}",
                                               column_format=cols, position="htbp"))
 
     def to_markdown(self) -> str:
         cols = [str(c) for c in self.display.columns]
-        lines = [f"Table: {self.caption}", "", "| " + " | ".join(_md(c) for c in cols) + " |",
+        lines = [f"Table: {text.markdown(self.caption)}", "", "| " + " | ".join(text.markdown(c) for c in cols) + " |",
                  "|" + "|".join(" --- " for _ in cols) + "|"]
         for row in self.display.itertuples(index=False):
-            lines.append("| " + " | ".join(_md(str(v)) for v in row) + " |")
+            lines.append("| " + " | ".join(text.markdown(v) for v in row) + " |")
         return "\n".join(lines) + "\n"
 
     def to_csv(self) -> str:
         return self.raw.to_csv(index=False, lineterminator="\n")
 
 
-_LATEX_SYMBOLS = (("wᵀCw", r"$w^\top C w$"), ("λ1", r"$\lambda_1$"), ("≥", r"$\geq$"), ("≤", r"$\leq$"),
-                  ("✓", r"$\checkmark$"), ("±", r"$\pm$"), ("×", r"$\times$"), ("∞", r"$\infty$"),
-                  ("−", "-"), ("–", "--"), ("α", r"$\alpha$"), ("§", r"\S{}"))
-
-
-def _latex_symbols(tex: str) -> str:
-    """Unicode symbols as LaTeX commands, so the tables compile with pdflatex too."""
-    for a, b in _LATEX_SYMBOLS:
-        tex = tex.replace(a, b)
-    return tex
-
-
 def _numeric(frame: pd.DataFrame, column) -> bool:
     return pd.api.types.is_numeric_dtype(frame[column]) and not pd.api.types.is_bool_dtype(frame[column])
-
-
-#: Markdown specials (backslash first) and the HTML a Markdown renderer would pass through.
-_MD_ESCAPES = (("\\", "\\\\"), ("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("|", "\\|"), ("*", "\\*"),
-               ("_", "\\_"), ("`", "\\`"), ("[", "\\["), ("]", "\\]"), ("\n", " "))
-
-
-def _md(s: str) -> str:
-    """A table cell as Markdown text: specials escaped, so ids from a file render as written."""
-    for a, b in _MD_ESCAPES:
-        s = s.replace(a, b)
-    return s
-
-
-def _latex_escape(s: str) -> str:
-    out = s
-    for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"), ("#", r"\#"),
-                 ("_", r"\_"), ("{", r"\{"), ("}", r"\}"), ("~", r"\textasciitilde{}"), ("^", r"\^{}")):
-        if a in ("{", "}") and "textbackslash" in out:
-            continue
-        out = out.replace(a, b)
-    return out
 
 
 def _table(name, caption, rows_display, rows_raw) -> Table:
@@ -122,44 +94,46 @@ def mode_name(nonneg: bool) -> str:
     return "nonnegative sparse" if nonneg else "sparse"
 
 
+def mode_slug(nonneg: bool) -> str:
+    """The file-name part of a sign constraint: ``nonneg`` or ``sparse``."""
+    return "nonneg" if nonneg else "sparse"
+
+
 # ------------------------------------------------------------------ tables
-def data_table(run: dict) -> Table:
-    d = run["data"]
-    prep = d.get("preprocessing", {})
-    from certpca.results import _describe_preprocessing
+def data_table(run: Run) -> Table:
+    d = run.data
+    prep = text.describe_preprocessing(d.preprocessing)
     items = [
-        ("data set", d.get("name"), d.get("name")),
-        ("source", d.get("source"), d.get("source")),
-        ("samples", fmt(d["n_samples"], "int") if d.get("n_samples") is not None else "– (covariance)",
-         d.get("n_samples")),
-        ("features", fmt(d["n_features"], "int"), d["n_features"]),
-        ("preprocessing", _describe_preprocessing(prep), _describe_preprocessing(prep)),
-        ("total variance (trace)", fmt(d["total_variance"]), d["total_variance"]),
-        ("λ1 (largest eigenvalue)", fmt(d["lambda1"]), d["lambda1"]),
-        ("λ1 share of the total", fmt(d["lambda1_share"], "percent"), d["lambda1_share"]),
+        ("data set", d.name, d.name),
+        ("source", d.source, d.source),
+        ("samples", fmt(d.n_samples, "int") if d.n_samples is not None else "– (covariance)", d.n_samples),
+        ("features", fmt(d.n_features, "int"), d.n_features),
+        ("preprocessing", prep, prep),
+        ("total variance (trace)", fmt(d.total_variance), d.total_variance),
+        ("λ1 (largest eigenvalue)", fmt(d.lambda1), d.lambda1),
+        ("λ1 share of the total", fmt(d.lambda1_share, "percent"), d.lambda1_share),
     ]
-    if d.get("class_counts"):
-        counts = " / ".join(f"{k} {v}" for k, v in d["class_counts"].items())
+    if d.class_counts:
+        counts = " / ".join(f"{k} {v}" for k, v in d.class_counts.items())
         items.append(("classes", counts, counts))
-    if d.get("image_shape"):
-        shape = " × ".join(str(s) for s in d["image_shape"])
+    if d.image_shape:
+        shape = " × ".join(str(s) for s in d.image_shape)
         items.append(("image shape", shape, shape))
     return _table("data", "The data", {"quantity": [i[0] for i in items], "value": [i[1] for i in items]},
                   {"quantity": [i[0] for i in items], "value": [i[2] for i in items]})
 
 
-def results_table(run: dict, nonneg: bool, timings: bool = False) -> Table | None:
-    fits = [f for f in run["fits"] if f["nonneg"] == nonneg]
+def results_table(run: Run, nonneg: bool, timings: bool = False) -> Table | None:
+    fits = run.fits_of(nonneg)
     if not fits:
         return None
-    k = run["settings"]["k"]
-    total = run["data"]["total_variance"]
+    total, lam1 = run.data.total_variance, run.data.lambda1
     disp, raw = [], []
     for f in fits:
-        c0, cert = f["fit"]["components"][0], f["certificate"]
-        r = {"method": f["method"], "variance": c0["value"], "explained": c0["value"] / total,
-             "of_lambda1": c0["value"] / run["data"]["lambda1"], "cardinality": c0["cardinality"],
-             "iterations": c0["iterations"], "seconds": f["fit"]["seconds"],
+        c0, cert = f.components[0], f.certificate
+        r = {"method": f.method, "variance": c0["value"], "explained": c0["value"] / total,
+             "of_lambda1": c0["value"] / lam1, "cardinality": c0["cardinality"],
+             "iterations": c0["iterations"], "seconds": f.fit["seconds"],
              "upper_bound": cert["upper_bound"], "certified_fraction": cert["certified_fraction"],
              "optimal": cert["optimal"]}
         if not timings:
@@ -173,18 +147,18 @@ def results_table(run: dict, nonneg: bool, timings: bool = False) -> Table | Non
         dr.update({"upper bound": fmt(r["upper_bound"]), "certified": fmt(r["certified_fraction"], "percent"),
                    "optimal": fmt(r["optimal"])})
         disp.append(dr)
-    winner = fits[0]["certificate"]["winner"]
-    caption = (f"{mode_name(nonneg).capitalize()} PCA, k = {k}: variance wᵀCw of the first component, its share "
-               f"of the total variance and of λ1, and the certificate (upper bound on OPT from {winner}; "
+    winner = fits[0].certificate["winner"]
+    caption = (f"{mode_name(nonneg).capitalize()} PCA, k = {run.settings.k}: variance wᵀCw of the first component, "
+               f"its share of the total variance and of λ1, and the certificate (upper bound on OPT from {winner}; "
                "certified = variance / upper bound)")
-    return _table(f"results-{'nonneg' if nonneg else 'sparse'}", caption, disp, raw)
+    return _table(f"results-{mode_slug(nonneg)}", caption, disp, raw)
 
 
-def bounds_table(run: dict, nonneg: bool, timings: bool = False) -> Table | None:
-    fits = [f for f in run["fits"] if f["nonneg"] == nonneg]
+def bounds_table(run: Run, nonneg: bool, timings: bool = False) -> Table | None:
+    fits = run.fits_of(nonneg)
     if not fits:
         return None
-    cert = fits[0]["certificate"]
+    cert = fits[0].certificate
     disp, raw = [], []
     for b in sorted(cert["bounds"], key=lambda b: (b["value"], b["name"])):
         r = {"bound": b["name"], "upper_bound": b["value"], "winner": b["name"] == cert["winner"]}
@@ -198,81 +172,76 @@ def bounds_table(run: dict, nonneg: bool, timings: bool = False) -> Table | None
         raw.append({"bound": name, "upper_bound": None, "winner": False, **({"seconds": None} if timings else {})})
         disp.append({"bound": name, "upper bound on OPT": f"skipped: {why}", "best": "",
                      **({"time (s)": ""} if timings else {})})
-    caption = (f"Upper bounds on OPT({run['settings']['k']}{', w ≥ 0' if nonneg else ''}) computed for the "
+    caption = (f"Upper bounds on OPT({run.settings.k}{', w ≥ 0' if nonneg else ''}) computed for the "
                f"{mode_name(nonneg)} problem; every one is valid, the smallest is the certificate")
-    return _table(f"bounds-{'nonneg' if nonneg else 'sparse'}", caption, disp, raw)
+    return _table(f"bounds-{mode_slug(nonneg)}", caption, disp, raw)
 
 
-def path_table(run: dict, nonneg: bool) -> Table | None:
-    band = next((b for b in run["bands"] if b["nonneg"] == nonneg), None)
+def path_table(run: Run, nonneg: bool) -> Table | None:
+    band = run.band(nonneg)
     if band is None:
         return None
-    paths = [p for p in run["paths"] if p["nonneg"] == nonneg]
+    paths = run.paths_of(nonneg)
     disp, raw = [], []
-    for i, pt in enumerate(band["points"]):
-        r, d = {"k": pt["k"]}, {"k": fmt(pt["k"], "int")}
+    for i, pt in enumerate(band.points):
+        r: dict = {"k": pt.k}
+        d = {"k": fmt(pt.k, "int")}
         for p in paths:
-            v = p["points"][i]["value"]
-            r[p["method"]] = v
-            d[p["method"]] = fmt(v)
-        r.update({"upper_bound": pt["upper_bound"], "bound": pt["winner"],
-                  "certified_fraction": pt["certified_fraction"]})
-        d.update({"upper bound": fmt(pt["upper_bound"]), "bound": pt["winner"],
-                  "certified": fmt(pt["certified_fraction"], "percent")})
+            v = p.points[i].value
+            r[p.method] = v
+            d[p.method] = fmt(v)
+        r.update({"upper_bound": pt.upper_bound, "bound": pt.winner, "certified_fraction": pt.certified_fraction})
+        d.update({"upper bound": fmt(pt.upper_bound), "bound": pt.winner,
+                  "certified": fmt(pt.certified_fraction, "percent")})
         raw.append(r)
         disp.append(d)
     caption = (f"Variance–cardinality path, {mode_name(nonneg)}: best variance of each method at each k, and the "
-               f"upper bound on OPT(k) from {', '.join(band['bounds'])} (certified = best variance / upper bound)")
-    return _table(f"path-{'nonneg' if nonneg else 'sparse'}", caption, disp, raw)
+               f"upper bound on OPT(k) from {', '.join(band.bounds)} (certified = best variance / upper bound)")
+    return _table(f"path-{mode_slug(nonneg)}", caption, disp, raw)
 
 
-def best_fit(run: dict, nonneg: bool) -> dict | None:
-    fits = [f for f in run["fits"] if f["nonneg"] == nonneg]
-    return max(fits, key=lambda f: f["fit"]["components"][0]["value"]) if fits else None
-
-
-def features_table(run: dict, nonneg: bool) -> Table | None:
-    best = best_fit(run, nonneg)
+def features_table(run: Run, nonneg: bool) -> Table | None:
+    best = run.best_fit(nonneg)
     if best is None:
         return None
-    fits = [f for f in run["fits"] if f["nonneg"] == nonneg]
+    fits = run.fits_of(nonneg)
     disp, raw = [], []
-    for j, comp in enumerate(best["fit"]["components"]):
+    for j, comp in enumerate(best.components):
         order = sorted(comp["loadings"].items(), key=lambda kv: (-abs(kv[1]), kv[0]))
         for rank, (fid, w) in enumerate(order, 1):
-            found = [f["method"] for f in fits if fid in f["fit"]["components"][0]["loadings"]] if j == 0 else []
+            found = [f.method for f in fits if fid in f.components[0]["loadings"]] if j == 0 else []
             raw.append({"component": j + 1, "rank": rank, "feature": fid, "loading": w,
                         "first_component_of": ";".join(found)})
             disp.append({"PC": fmt(j + 1, "int"), "rank": fmt(rank, "int"), "feature": fid,
                          "loading": fmt(w, "loading"), "also selected by (PC1)": ", ".join(found)})
-    caption = (f"Selected features of the {mode_name(nonneg)} fit by {best['method']} (the best variance), by "
+    caption = (f"Selected features of the {mode_name(nonneg)} fit by {best.method} (the best variance), by "
                "decreasing |loading|; the last column lists the methods whose first component contains the feature")
-    return _table(f"features-{'nonneg' if nonneg else 'sparse'}", caption, disp, raw)
+    return _table(f"features-{mode_slug(nonneg)}", caption, disp, raw)
 
 
-def genes_table(run: dict) -> Table | None:
-    g = run.get("genes")
+def genes_table(run: Run) -> Table | None:
+    g = run.genes
     if not g:
         return None
     disp, raw = [], []
-    for r in g["rows"]:
-        raw.append({"selector": r["selector"], "size": r["size"], "n_features": r["n_features"],
-                    "mean": r["mean"], "sd": r["sd"], "min": r["min"], "max": r["max"]})
-        disp.append({"features from": r["selector"], "size": fmt(r["size"], "int"),
-                     "used": fmt(r["n_features"], "int"), "Jaccard mean": fmt(r["mean"], "fraction"),
-                     "sd": fmt(r["sd"], "fraction"), "min": fmt(r["min"], "fraction"),
-                     "max": fmt(r["max"], "fraction")})
+    for r in g.rows:
+        raw.append({"selector": r.selector, "size": r.size, "n_features": r.n_features,
+                    "mean": r.mean, "sd": r.sd, "min": r.min, "max": r.max})
+        disp.append({"features from": r.selector, "size": fmt(r.size, "int"),
+                     "used": fmt(r.n_features, "int"), "Jaccard mean": fmt(r.mean, "fraction"),
+                     "sd": fmt(r.sd, "fraction"), "min": fmt(r.min, "fraction"),
+                     "max": fmt(r.max, "fraction")})
     caption = (f"Gene selection (Sigg & Buhmann 2008, §5.3): pair-counting Jaccard of k-means (k = "
-               f"{g['n_clusters']}) against the classes over {g['n_init']} random initialisations, mean, sd, range")
+               f"{g.n_clusters}) against the classes over {g.n_init} random initialisations, mean, sd, range")
     return _table("genes", caption, disp, raw)
 
 
-def tests_table(run: dict) -> Table | None:
-    g = run.get("genes")
+def tests_table(run: Run) -> Table | None:
+    g = run.genes
     if not g:
         return None
     disp, raw = [], []
-    for t in g["tests"]:
+    for t in g.tests:
         a, b = t["names"]
         raw.append({"a": a, "b": b, "mean_a": t["mean_a"], "sd_a": t["sd_a"], "mean_b": t["mean_b"],
                     "sd_b": t["sd_b"], "p_welch": t["p_welch"], "p_mannwhitney": t["p_mannwhitney"],
@@ -281,8 +250,8 @@ def tests_table(run: dict) -> Table | None:
                      "B": b, "B mean ± sd": f"{fmt(t['mean_b'], 'fraction')} ± {fmt(t['sd_b'], 'fraction')}",
                      "Welch p": fmt(t["p_welch"], "p"), "Mann–Whitney p": fmt(t["p_mannwhitney"], "p"),
                      f"significant (α = {t['alpha']})": fmt(t["significant"])})
-    caption = (f"Is the {g['featured']}-feature nonnegative sparse component better? Two-sided Welch t-test and "
-               f"Mann–Whitney U over the {g['n_init']} k-means runs")
+    caption = (f"Is the {g.featured}-feature nonnegative sparse component better? Two-sided Welch t-test and "
+               f"Mann–Whitney U over the {g.n_init} k-means runs")
     return _table("genes-tests", caption, disp, raw)
 
 
@@ -340,20 +309,50 @@ def saved_path_table(obj: dict) -> Table:
 
 
 # ------------------------------------------------------------------ all
-def report_tables(run: dict, timings: bool = False) -> list[Table]:
-    out = [data_table(run)]
-    for nonneg in run["settings"]["nonneg"]:
+#: the files of one table
+EXTENSIONS = ("tex", "md", "csv")
+
+
+def report_tables(run: Run, timings: bool = False) -> list[Table]:
+    """Every table of a report, in page order."""
+    out: list[Table | None] = [data_table(run)]
+    for nonneg in run.settings.nonneg:
         out += [results_table(run, nonneg, timings), bounds_table(run, nonneg, timings), path_table(run, nonneg),
                 features_table(run, nonneg)]
     out += [genes_table(run), tests_table(run)]
     return [t for t in out if t is not None]
 
 
-def tables_for(obj: dict, timings: bool = False) -> list[Table]:
+def report_table_names(nonneg_modes: Iterable[bool], *, path: bool, genes: bool) -> list[str]:
+    """The names :func:`report_tables` may give, known before computing (so the files can be claimed)."""
+    names = ["data"]
+    for nonneg in nonneg_modes:
+        slug = mode_slug(nonneg)
+        names += [f"results-{slug}", f"bounds-{slug}"] + ([f"path-{slug}"] if path else []) + [f"features-{slug}"]
+    return names + (["genes", "genes-tests"] if genes else [])
+
+
+def file_names(table_names: Iterable[str]) -> list[str]:
+    """``NAME.tex``, ``NAME.md`` and ``NAME.csv`` for every table name."""
+    return [f"{n}.{ext}" for n in table_names for ext in EXTENSIONS]
+
+
+def table_files(tables: list[Table]) -> dict[str, str]:
+    """File name -> content of every table."""
+    files = {}
+    for t in tables:
+        files[f"{t.name}.tex"] = t.to_latex()
+        files[f"{t.name}.md"] = t.to_markdown()
+        files[f"{t.name}.csv"] = t.to_csv()
+    return files
+
+
+def tables_for(obj: dict | Run, timings: bool = False) -> list[Table]:
     """Tables of any saved JSON: a report run, or a ``fit``, ``certify`` or ``path --json`` object."""
-    from certpca.errors import InputError
-    if obj.get("format", "").startswith("certpca-run/"):
+    if isinstance(obj, Run):
         return report_tables(obj, timings)
+    if is_run(obj):
+        return report_tables(Run.from_dict(obj), timings)
     if "components" in obj and "cumulative_pev" in obj:
         return fit_tables(obj)
     if "upper_bound" in obj and "bounds" in obj:
@@ -363,22 +362,20 @@ def tables_for(obj: dict, timings: bool = False) -> list[Table]:
     raise InputError("the JSON is not the output of certpca report, fit, certify or path --json; give one of those")
 
 
-def write_tables(tables: list[Table], folder: Path, *, force: bool = False, writer=None) -> list[Path]:
-    """``NAME.tex``, ``NAME.md`` and ``NAME.csv`` for every table, written atomically."""
-    from certpca.errors import InputError
-    folder = Path(folder)
-    files = {}
-    for t in tables:
-        files[folder / f"{t.name}.tex"] = t.to_latex()
-        files[folder / f"{t.name}.md"] = t.to_markdown()
-        files[folder / f"{t.name}.csv"] = t.to_csv()
-    if folder.exists() and not folder.is_dir():
-        raise InputError(f"--tables {folder} is a file; give a folder")
-    existing = [p for p in files if p.exists()]
-    if existing and not force:
-        raise InputError(f"{existing[0]} exists ({len(existing)} table file(s) would be overwritten); "
-                         "pass --force to overwrite")
-    folder.mkdir(parents=True, exist_ok=True)
-    for path, text in files.items():
-        writer(path, text)
-    return list(files)
+def write_tables(tables: list[Table], folder: str | Path, *, force: bool = False, writer=None) -> list[Path]:
+    """Write every table's files into ``folder`` under the output policy of :mod:`certpca.io`.
+
+    ``writer(path, text)`` replaces the staged, renamed-together writing after the
+    same checks (``certpca reproduce`` writes plainly into a folder of its own).
+    """
+    files = table_files(tables)
+    out = Outputs(force=force)
+    paths = out.claim_folder(folder, files, flag="--tables")
+    if writer is not None:
+        for path, content in zip(paths, files.values()):
+            writer(path, content)
+        return paths
+    with out.writing():
+        for path, content in zip(paths, files.values()):
+            out.write(path, content)
+    return paths

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from certpca.messages import quiet as _quiet  # the one quiet(); reproduce modules import it here
+
 
 PAPERS = {
     "sigg2008": "Sigg, C. D. & Buhmann, J. M. (2008). Expectation-maximization for sparse and non-negative PCA. ICML.",
@@ -65,10 +67,6 @@ def _published_table(res: Result):
     rows = [{"quantity": p["quantity"], "published": p["published"], "ours": p["ours"],
              "agrees": p["verdict"], "why / note": p.get("why", "")} for p in res.published]
     return _table("published-vs-ours", f"{res.title}: the paper's numbers and claims beside ours", rows)
-
-
-def _quiet():
-    return warnings.catch_warnings(record=True)
 
 
 def _sklearn():

@@ -80,7 +80,7 @@ def test_sections_tables_and_svgs(report):
     assert not re.search(r'(src|href)="(?!#)', html.replace('xmlns:xlink="http://www.w3.org/1999/xlink"', ""))
     assert "certpca report " in html and "--k 4" in html           # the command
     assert "Sigg" in html and "Asteris" in html                    # references
-    assert "Date" not in "".join(re.findall(r"<metadata>.*?</metadata>", html, re.S))
+    assert "Date" not in "".join(re.findall(r"<metadata>.*?</metadata>", html, re.DOTALL))
 
 
 def test_numbers_equal_fit_and_certify_json(planted, report, capsys, tmp_path):
@@ -174,7 +174,7 @@ def test_genes_command_and_label_column(planted, capsys):
 
 
 def test_conclusion_is_honest_both_ways():
-    from certpca.report.run import _gene_conclusion
+    from certpca.report.genes import gene_conclusion as _gene_conclusion
     base = {"verdict": "v", "difference": 0.1, "significant": True}
     assert "This holds here" in _gene_conclusion(base, {"center": True})
     assert "does not hold" in _gene_conclusion({**base, "difference": -0.05}, {"center": True})
@@ -189,8 +189,9 @@ def test_image_loadings_and_no_labels(tmp_path):
     rng = np.random.default_rng(1)
     X = rng.normal(size=(40, 16))
     X[:, [0, 5, 10, 15]] += rng.normal(size=(40, 1)) * 3
-    from certpca.data import pixel_ids, prepare
     import pandas as pd
+
+    from certpca.data import pixel_ids, prepare
     ds = prepare(Dataset("tiny", X, pd.Index(pixel_ids((4, 4))), pd.Index([f"s{i}" for i in range(40)]), None,
                          image_shape=(4, 4)))
     run = compute_run(ds, k=4, methods="em,threshold", path="1:16:4", components=2, progress=False)

@@ -1,0 +1,263 @@
+"""The saved run: what ``certpca report --json`` prints and ``certpca table`` reads back.
+
+Typed dataclasses with one serialisation (:meth:`Saved.to_json`) and one
+loader (:meth:`Saved.from_dict`).  The fit and the certificate of each method
+stay the dicts of ``certpca fit --json`` and ``certpca certify --json``
+(``Fit.to_dict()``, ``Certificate.to_dict()``), so their formats have one owner.
+
+Format ``certpca-run/2`` is ``certpca-run/1`` with every data field always
+present (``class_counts``, ``n_classes``: null without labels); both are read.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import types
+import typing
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from typing_extensions import Self
+
+from certpca.errors import InputError
+from certpca.results import jsonable
+
+FORMAT = "certpca-run/2"
+#: formats :meth:`Run.from_dict` reads (the first differs only in absent null fields)
+READABLE = ("certpca-run/1", FORMAT)
+
+S = TypeVar("S", bound="Saved")
+
+
+class Saved:
+    """Base of the saved dataclasses: JSON out and back in."""
+
+    def to_dict(self) -> dict:
+        """Plain JSON-able dict (numbers as numbers, keys as strings)."""
+        return jsonable(dataclasses.asdict(self))  # type: ignore[call-overload]
+
+    def to_json(self) -> str:
+        """One JSON object, keys sorted: the same bytes for the same run."""
+        return json.dumps(self.to_dict(), sort_keys=True, allow_nan=True)
+
+    def __getitem__(self, key: str) -> Any:
+        """Dict-style reading, for code written against the JSON (certpca/reproduce/sigg2008.py)."""
+        return getattr(self, key)
+
+    @classmethod
+    def from_dict(cls, obj: dict) -> Self:
+        """Rebuild from :meth:`to_dict` output; keys this version does not know are dropped."""
+        hints = typing.get_type_hints(cls)
+        known = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+        return cls(**{name: _build(hints[name], value) for name, value in obj.items() if name in known})
+
+
+def _build(tp: Any, value: Any) -> Any:
+    """``value`` (parsed JSON) as type ``tp``: Saved classes rebuilt, lists and optionals followed."""
+    if value is None:
+        return None
+    if isinstance(tp, type) and issubclass(tp, Saved):
+        return tp.from_dict(value)
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin in (typing.Union, types.UnionType):
+        inner = [a for a in args if a is not type(None)]
+        return _build(inner[0], value) if len(inner) == 1 else value
+    if origin is list and args:
+        return [_build(args[0], v) for v in value]
+    return value
+
+
+# ------------------------------------------------------------------ pieces
+@dataclass
+class DataSummary(Saved):
+    """The data section: ``Dataset.describe()`` plus the spectrum."""
+
+    name: str
+    source: str | None
+    n_samples: int | None
+    n_features: int
+    is_covariance: bool
+    labelled: bool
+    preprocessing: dict
+    total_variance: float
+    lambda1: float
+    lambda1_share: float
+    eigenvalues: list[float]
+    image_shape: list[int] | None = None
+    class_counts: dict[str, int] | None = None
+    n_classes: int | None = None
+
+
+@dataclass
+class Settings(Saved):
+    """The resolved options of the run (what the page and the tables say was done)."""
+
+    k: int
+    nonneg: list[bool]
+    methods: list[str]
+    components: int
+    seed: int
+    path: list[int]
+    path_methods: list[str]
+    bounds: dict[str, list[str]]   # "sparse" / "nonneg" -> bound names of the certificate at k
+    path_bounds: list[str]
+    genes: bool
+
+
+@dataclass
+class MethodFit(Saved):
+    """One method at k: its fit (``certpca fit --json``) and certificate (``certpca certify --json``)."""
+
+    method: str
+    nonneg: bool
+    fit: dict
+    certificate: dict
+
+    @property
+    def components(self) -> list[dict]:
+        return self.fit["components"]
+
+    @property
+    def value(self) -> float:
+        """Variance wᵀCw of the first component."""
+        return self.fit["components"][0]["value"]
+
+
+@dataclass
+class PathPoint(Saved):
+    k: int
+    value: float
+    cardinality: int
+    iterations: int
+    seconds: float
+
+
+@dataclass
+class MethodPath(Saved):
+    """One method's warm-started path over the grid."""
+
+    method: str
+    nonneg: bool
+    points: list[PathPoint]
+
+
+@dataclass
+class BandPoint(Saved):
+    k: int
+    best_value: float
+    best_method: str
+    upper_bound: float
+    winner: str
+    certified_fraction: float
+
+
+@dataclass
+class Band(Saved):
+    """The certified band of one sign constraint: best value found .. best cheap upper bound."""
+
+    nonneg: bool
+    bounds: list[str]
+    points: list[BandPoint]
+
+
+@dataclass
+class GeneRow(Saved):
+    """Jaccard scores of one feature subset (``features`` is None for the full data)."""
+
+    selector: str
+    size: int
+    n_features: int
+    mean: float
+    sd: float
+    min: float
+    max: float
+    scores: list[float]
+    features: list[str] | None
+
+
+@dataclass
+class GeneSelection(Saved):
+    """The gene-selection evaluation (``certpca genes --json``); ``tests`` are ``evaluate.compare`` dicts."""
+
+    sizes: list[int]
+    featured: int
+    method: str
+    n_init: int
+    seed: int
+    alpha: float
+    n_clusters: int
+    selectors: list[str]
+    preprocessing: dict
+    rows: list[GeneRow]
+    tests: list[dict]
+    conclusion: str
+    notes: list[str]
+
+    def row(self, selector: str, size: int) -> GeneRow | None:
+        return next((r for r in self.rows if r.selector == selector and r.size == size), None)
+
+
+@dataclass
+class Run(Saved):
+    """Everything a report shows; deterministic for fixed inputs and seed except the seconds."""
+
+    command: str
+    versions: dict[str, str]
+    settings: Settings
+    data: DataSummary
+    methods_skipped: dict[str, str]
+    path_skipped: dict[str, str]
+    fits: list[MethodFit]
+    paths: list[MethodPath]
+    bands: list[Band]
+    genes: GeneSelection | None
+    notes: list[str]
+    references: list[str]
+    step_seconds: dict[str, float] = field(default_factory=dict)
+    format: str = FORMAT
+
+    def fits_of(self, nonneg: bool) -> list[MethodFit]:
+        return [f for f in self.fits if f.nonneg == nonneg]
+
+    def best_fit(self, nonneg: bool) -> MethodFit | None:
+        """The fit of largest first-component variance (first in method order on ties)."""
+        fits = self.fits_of(nonneg)
+        return max(fits, key=lambda f: f.value) if fits else None
+
+    def band(self, nonneg: bool) -> Band | None:
+        return next((b for b in self.bands if b.nonneg == nonneg), None)
+
+    def paths_of(self, nonneg: bool) -> list[MethodPath]:
+        return [p for p in self.paths if p.nonneg == nonneg]
+
+    @classmethod
+    def from_dict(cls, obj: dict) -> Run:
+        if obj.get("format") not in READABLE:
+            raise InputError(f"saved run format {obj.get('format')!r} is not one this certpca reads "
+                             f"({', '.join(READABLE)}); rerun certpca report --json")
+        run = super().from_dict(obj)
+        run.format = FORMAT
+        return run
+
+
+def is_run(obj: dict) -> bool:
+    """True for the JSON of a saved run (any version, so an unknown one gets a clear error)."""
+    return str(obj.get("format", "")).startswith("certpca-run/")
+
+
+__all__ = [
+    "FORMAT",
+    "READABLE",
+    "Band",
+    "BandPoint",
+    "DataSummary",
+    "GeneRow",
+    "GeneSelection",
+    "MethodFit",
+    "MethodPath",
+    "PathPoint",
+    "Run",
+    "Saved",
+    "Settings",
+    "is_run",
+]
