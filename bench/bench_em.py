@@ -16,6 +16,7 @@ import platform
 import time
 
 import numpy as np
+from common import publish, timed
 from threadpoolctl import threadpool_limits
 
 import certpca
@@ -23,7 +24,7 @@ from certpca import datasets
 from certpca.paths import fit_path
 from certpca.problem import Problem
 from certpca.solvers import solve
-from common import publish, timed
+
 
 def sparsepca_at_cardinality(X, k, max_steps=20):
     """Bisect SparsePCA's alpha (log scale) until the component has k nonzeros."""

@@ -16,12 +16,11 @@ import platform
 import warnings
 
 import numpy as np
+from common import publish, timed
 from threadpoolctl import threadpool_limits
 
 import certpca
 from certpca.solvers import solve
-from common import publish, timed
-
 
 
 def main(argv=None):

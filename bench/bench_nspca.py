@@ -142,7 +142,8 @@ def speed_rows(args) -> list[str]:
         tn, to = sum(n[0] for n, _ in pairs), sum(o[0] for _, o in pairs)
         rows.append(f"| CBCL (the path below), k = 20, 40, …, 180 × seeds 0, 1: {len(pairs)} searches | {P.dim} | "
                     f"{sum(n[2]['reached'] for n, _ in pairs)} reached | {tn:.3f} | "
-                    f"{sum(n[2]['evaluations'] for n, _ in pairs)} | mean {np.mean([n[1] for n, _ in pairs]) / lam1:.4f} | "
+                    f"{sum(n[2]['evaluations'] for n, _ in pairs)} | "
+                    f"mean {np.mean([n[1] for n, _ in pairs]) / lam1:.4f} | "
                     f"{to:.3f} | {sum(o[2]['evaluations'] for _, o in pairs)} | {to / tn:.0f}× | "
                     f"mean {np.mean([o[1] for _, o in pairs]) / lam1:.4f} | mean {rel.mean():+.1e}, "
                     f"{int(np.sum(rel > 1e-9))} higher, {int(np.sum(rel < -1e-9))} lower, range "

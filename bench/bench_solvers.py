@@ -17,11 +17,11 @@ import time
 import warnings
 
 import numpy as np
+from common import publish
 from threadpoolctl import threadpool_limits
 
 import certpca
 from certpca import datasets
-from common import publish
 from certpca.solvers import REGISTRY, solve
 
 CASES = [("leukemia", 50), ("cbcl", 180)]

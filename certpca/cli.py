@@ -13,6 +13,7 @@ import os
 import sys
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -48,8 +49,8 @@ class _Parser(argparse.ArgumentParser):
         raise InputError(f"{message} (see '{self.prog} --help')")
 
 
-def _data_options() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(add_help=False)
+def _data_options() -> _Parser:
+    p = _Parser(add_help=False)
     g = p.add_argument_group("input")
     g.add_argument("data", help="a bundled data set name (certpca data list) or a CSV/TSV(.gz), parquet or npz file")
     g.add_argument("--transpose", action="store_true", help="the file has features as rows, samples as columns")
@@ -182,7 +183,8 @@ def _read_loadings(path: Path, column: str, feature_ids) -> tuple[np.ndarray, st
     except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as err:
         raise InputError(f"cannot read loadings file {path}: {str(err).splitlines()[0]}") from None
     if table.shape[1] == 0 or table.shape[0] == 0:
-        raise InputError(f"loadings file {path} has no loading columns; expected feature ids then one column per component")
+        raise InputError(f"loadings file {path} has no loading columns; "
+                         "expected feature ids then one column per component")
     if column.isdigit() and column not in table.columns:
         j = int(column)
         if not 1 <= j <= table.shape[1]:
@@ -191,7 +193,8 @@ def _read_loadings(path: Path, column: str, feature_ids) -> tuple[np.ndarray, st
     elif column in table.columns:
         name = column
     else:
-        raise InputError(f"--component '{column}' is not a column of {path}; columns: {', '.join(map(str, table.columns[:8]))}")
+        shown = ", ".join(map(str, table.columns[:8]))
+        raise InputError(f"--component '{column}' is not a column of {path}; columns: {shown}")
     series = pd.to_numeric(table[name], errors="coerce")
     if series.isna().any():
         bad = series.index[series.isna()][0]
@@ -278,8 +281,9 @@ def _cmd_data_list(args) -> int:
 
 
 def _cmd_solvers(args) -> int:
-    rows = [{"name": s.name, "sparse": s.sparse, "nonneg": s.nonneg, "signed": s.signed, "joint": s.joint,
-             "options": s.defaults, "reference": s.cite()} for s in SOLVERS.values()]
+    rows: list[dict[str, Any]] = [
+        {"name": s.name, "sparse": s.sparse, "nonneg": s.nonneg, "signed": s.signed, "joint": s.joint,
+         "options": s.defaults, "reference": s.cite()} for s in SOLVERS.values()]
     if args.json:
         print(json.dumps(rows))
     else:

@@ -49,7 +49,6 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 from scipy import stats
-
 from threadpoolctl import threadpool_limits
 
 from certpca.components import fit_components
@@ -146,7 +145,7 @@ def kmeans(X, n_clusters: int, *, rng: np.random.Generator, max_iter: int = 300)
     xx = np.einsum("ij,ij->i", X, X)
     centroids = X[rng.choice(n, size=n_clusters, replace=False)].copy()
     labels = None
-    for n_iter in range(1, max_iter + 1):
+    for n_iter in range(1, max_iter + 1):  # noqa: B007 (the count is returned after the loop)
         d2 = xx[:, None] - 2.0 * X @ centroids.T + np.einsum("ij,ij->i", centroids, centroids)[None, :]
         new = np.argmin(d2, axis=1)
         new = _fill_empty(new, d2, n_clusters)
@@ -232,7 +231,7 @@ def _isometric(X: np.ndarray) -> np.ndarray:
     if d <= n:
         return X
     r = np.linalg.qr(X.T, mode="r")
-    return np.ascontiguousarray(r.T)
+    return np.ascontiguousarray(np.asarray(r).T)
 
 
 # --------------------------------------------------------------- CE ranking
@@ -379,7 +378,7 @@ def gene_selection(
     """
     if dataset.is_covariance or dataset.labels is None:
         raise InputError("gene selection needs labelled samples × features data; attach labels (--labels)")
-    sizes = [int(sizes)] if np.isscalar(sizes) else [int(s) for s in sizes]
+    sizes = [int(sizes)] if isinstance(sizes, (int, np.integer)) else [int(s) for s in sizes]
     bad = [s for s in sizes if not 1 <= s <= dataset.n_features]
     if bad:
         raise InputError(f"sizes {bad} are outside 1..{dataset.n_features} (the number of features)")

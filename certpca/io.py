@@ -190,7 +190,7 @@ def _check_folder(folder: Path, name: str) -> None:
         with tempfile.TemporaryFile(dir=folder):
             pass
     except OSError as err:
-        raise InputError(f"cannot write {name} into {folder}: {err.strerror.lower()}; "
+        raise InputError(f"cannot write {name} into {folder}: {(err.strerror or str(err)).lower()}; "
                          "choose a writable folder") from None
 
 

@@ -10,7 +10,6 @@ starts, random restarts included, at every k.  Warm starts alone lost up to
 """
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from .certify import certify_vector
@@ -55,8 +54,8 @@ def path_table(problem: Problem, components: list[Component], *, bounds=None, bu
     lam1, trace = float(problem.eigenvalues()[0]), problem.trace
     rows = []
     for c in components:
-        row = {"k": c.k, "variance": c.variance, "of_lambda1": c.variance / lam1, "pev": c.variance / trace,
-               "cardinality": c.cardinality, "iterations": c.iterations}
+        row: dict[str, object] = {"k": c.k, "variance": c.variance, "of_lambda1": c.variance / lam1,
+                                  "pev": c.variance / trace, "cardinality": c.cardinality, "iterations": c.iterations}
         if bounds is not None and c.weights.any():
             cert = certify_vector(problem, c.weights, c.k, c.nonneg, bounds=bounds, budget=budget, tol=tol)
             row.update(upper_bound=cert.upper_bound, winner=cert.winner,

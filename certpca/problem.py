@@ -38,7 +38,7 @@ class Problem:
 
     # ------------------------------------------------------------------ build
     @classmethod
-    def from_data(cls, X, feature_ids=None) -> "Problem":
+    def from_data(cls, X, feature_ids=None) -> Problem:
         """Sample covariance ``XᵀX/(N-1)`` of a prepared (e.g. centred) N × D matrix."""
         X = np.asarray(X, dtype=float)
         n, d = X.shape
@@ -50,7 +50,7 @@ class Problem:
         return cls(factor=F, feature_ids=feature_ids)
 
     @classmethod
-    def from_covariance(cls, C, feature_ids=None) -> "Problem":
+    def from_covariance(cls, C, feature_ids=None) -> Problem:
         """A given covariance or correlation matrix (symmetrised exactly)."""
         C = np.asarray(C, dtype=float)
         return cls(covariance=(C + C.T) / 2, feature_ids=feature_ids)
@@ -177,7 +177,7 @@ class Problem:
         return self._pc1.copy()
 
     # ------------------------------------------------------- derived problems
-    def deflate(self, w: np.ndarray) -> "Problem":
+    def deflate(self, w: np.ndarray) -> Problem:
         """Projection deflation (I - wwᵀ) C (I - wwᵀ) for a unit w (Sigg & Buhmann eq. 18)."""
         w = np.asarray(w, dtype=float)
         if self._F is not None:
@@ -187,7 +187,7 @@ class Problem:
         C = self._C - np.outer(Cw, w) - np.outer(w, Cw) + wCw * np.outer(w, w)
         return Problem(covariance=(C + C.T) / 2, feature_ids=self.feature_ids)
 
-    def subset(self, features) -> "Problem":
+    def subset(self, features) -> Problem:
         """The problem restricted to the features at the given integer indices."""
         idx = np.asarray(features, dtype=np.intp)
         ids = self.feature_ids[idx]

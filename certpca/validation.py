@@ -22,7 +22,7 @@ def check_int(value, param: str, *, low: int | None = None, high: int | None = N
     """An integer in [low, high] (either end may be open); bools are not integers."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         if isinstance(value, numbers.Real) and float(value).is_integer():
-            value = int(value)
+            value = int(float(value))
         else:
             raise InputError.bad_argument(param, f"must be a whole number, got {value!r}")
     value = int(value)

@@ -90,7 +90,8 @@ def test_data_list_and_solvers(capsys):
 
 
 def test_console_script_entry_point():
-    import subprocess, sys
+    import subprocess
+    import sys
     r = subprocess.run([sys.executable, "-m", "certpca", "fit", "pitprops", "--k", "2", "--json"],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr

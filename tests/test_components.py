@@ -64,7 +64,8 @@ def test_disjoint_component_with_too_few_features_left_is_unreachable():
         fit = fit_components(Problem.from_covariance(C), 4, n_components=2, nonneg=True, deflation="disjoint",
                              restarts=2)
     first, second = fit.components
-    assert list(np.flatnonzero(first.weights)) == [0, 1, 2, 3] and np.isclose(first.variance, brute_force(C, 4, nonneg=True)[0])
+    assert list(np.flatnonzero(first.weights)) == [0, 1, 2, 3]
+    assert np.isclose(first.variance, brute_force(C, 4, nonneg=True)[0])
     assert np.isclose(second.variance, brute_force(C[4:, 4:], 2, nonneg=True)[0])
     assert first.status.reach is Reach.REACHED
     assert second.k == 4 and second.status.reach is Reach.UNREACHABLE

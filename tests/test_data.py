@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 
 from certpca.data import Dataset, prepare, read
-from certpca.io import load
 from certpca.errors import InputError
+from certpca.io import load
 
 PITPROPS = Path(__file__).resolve().parent.parent / "data" / "pitprops.csv"
 # Jeffers' eigenvalues as listed in data/README.md.

@@ -15,7 +15,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "certpca"
 
 #: Lowest first; a module belongs to the first entry that is its name or a prefix of it.
 LAYERS: list[tuple[str, ...]] = [
-    ("certpca.errors", "certpca.status", "certpca.messages", "certpca.version", "certpca.validation", "certpca.text", "certpca.callable_module"),
+    ("certpca.errors", "certpca.status", "certpca.messages", "certpca.version", "certpca.validation",
+     "certpca.text", "certpca.callable_module"),
     ("certpca.problem",),
     ("certpca.results", "certpca.data", "certpca.datasets"),
     ("certpca.io",),
@@ -127,14 +128,6 @@ def test_no_import_cycle():
             assert cycle is None, " -> ".join(cycle)
 
 
-#: Files that still hold function-level imports from before this rule (being moved to the top
-#: of their files); the list may only shrink: a listed file that is clean fails the test too.
-IMPORT_DEBT = {
-    "certpca/reproduce/__init__.py", "certpca/reproduce/asteris2014.py", "certpca/reproduce/common.py",
-    "certpca/reproduce/gpower_speed.py", "certpca/reproduce/sigg2008.py", "certpca/reproduce/zass2006.py",
-}
-
-
 def test_imports_inside_functions_say_why():
     unexplained: dict[str, list[int]] = {}
     for m, found in GRAPH.items():
@@ -142,10 +135,7 @@ def test_imports_inside_functions_say_why():
         for _, line, inside in found:
             if inside and "#" not in lines[line - 1] and not lines[line - 2].strip().startswith("#"):
                 unexplained.setdefault(str(MODULES[m].relative_to(PACKAGE.parent)), []).append(line)
-    new = {f: lines for f, lines in unexplained.items() if f not in IMPORT_DEBT}
-    assert not new, f"imports inside functions without a comment saying why: {new}"
-    paid = sorted(IMPORT_DEBT - set(unexplained) - {f for f in IMPORT_DEBT if not (PACKAGE.parent / f).exists()})
-    assert not paid, f"clean now, remove from IMPORT_DEBT: {paid}"
+    assert not unexplained, f"imports inside functions without a comment saying why: {unexplained}"
 
 
 @pytest.mark.parametrize("source, expected", [

@@ -44,6 +44,7 @@ def test_path_table_certifies_every_point():
 
 def test_grid_syntax():
     import pytest
+
     from certpca.errors import InputError
     from certpca.validation import parse_grid
     assert parse_grid("5,1,3", 10) == [1, 3, 5]

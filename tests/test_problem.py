@@ -46,7 +46,8 @@ def test_factor_route_never_forms_d_by_d():
     X = np.random.default_rng(1).standard_normal((20, 5000))
     P = Problem.from_data(X - X.mean(0))
     assert P.uses_factor and P._C is None
-    P.eigenvalues(); P.first_pc()
+    P.eigenvalues()
+    P.first_pc()
     D2 = P.deflate(P.first_pc())
     assert D2.uses_factor and D2._C is None
 

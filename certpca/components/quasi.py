@@ -273,7 +273,8 @@ def quasi_orthogonal_components(problem: Problem, k: int, n_components: int,
         (or the given ``alpha``) first, then doubled from λ₁/16 until some start
         meets the angle, then bisected (geometrically, until hi/lo ≤
         ``alpha_ratio``; below a working α with no failing one known, α/8 is
-        tried) for the smallest α that meets it — more α costs variance.  At the final α the best-variance run meeting the angle wins.
+        tried) for the smallest α that meets it — more α costs variance.  At
+        the final α the best-variance run meeting the angle wins.
     alpha : float, optional
         Fixed penalty when ``min_angle_deg`` is None (default 0: plain EM).
     restarts : int

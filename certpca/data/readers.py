@@ -245,7 +245,12 @@ def _parse_npz(path: Path, key: str | None) -> _Table:
             f"{path.name} holds object arrays, which are not loaded (no pickle); save ids as string arrays"
         ) from None
     matrix = content[_npz_key(content, key, path)]
-    image_shape = tuple(int(s) for s in content["image_shape"]) if "image_shape" in content else None
+    image_shape: tuple[int, int] | None = None
+    if "image_shape" in content:
+        shape = [int(s) for s in np.ravel(content["image_shape"])]
+        if len(shape) != 2:
+            raise InputError(f"{path.name}: image_shape {shape} has {len(shape)} entries; give (height, width)")
+        image_shape = (shape[0], shape[1])
     if image_shape is not None and int(np.prod(image_shape)) != matrix.shape[1]:
         raise InputError(
             f"{path.name}: image_shape {image_shape} does not match {matrix.shape[1]} features; fix image_shape"

@@ -31,7 +31,8 @@ def add_commands(sub, data_options) -> None:
                      "spannogram when registered; 'all' for every sparse one)")
     _labels(rep)
     rep.add_argument("--path", default="1:300:8", metavar="FROM:TO[:N]",
-                     help="cardinality grid of the path: N (default 8, and k) geometric steps, or k1,k2,...; '' for none")
+                     help="cardinality grid of the path: N (default 8, and k) geometric steps, "
+                          "or k1,k2,...; '' for none")
     rep.add_argument("--path-methods", metavar="M,...", help="methods on the path (default: all run except "
                      "spannogram, nspca, quasi; 'all' for every one)")
     rep.add_argument("--bounds", metavar="NAME,...", help="bounds of the certificate at k (default: every "

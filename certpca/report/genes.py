@@ -39,7 +39,7 @@ def gene_selection_run(ds: Dataset, *, sizes: Sequence[int] = GENE_SIZES, featur
     At ``featured`` features the component is compared with the full data and
     with the CE ranking by Welch's t-test and Mann–Whitney U over the runs.
     """
-    from certpca import evaluate as ev   # here: its scipy.stats adds 0.7 s to `import certpca` (measured)
+    from certpca import evaluate as ev  # here: its scipy.stats adds 0.7 s to `import certpca` (measured)
 
     if ds.labels is None or ds.is_covariance:
         raise InputError("gene selection needs labelled samples x features data; give --labels FILE|COLUMN")

@@ -12,8 +12,8 @@ from certpca.certify import REGISTRY as BOUNDS
 from certpca.certify import parse_bounds
 from certpca.data import Dataset
 from certpca.errors import InputError
-from certpca.validation import parse_grid
 from certpca.solvers import REGISTRY as SOLVERS
+from certpca.validation import parse_grid
 
 #: methods run when none are named (those present in the registry)
 DEFAULT_METHODS = ("em", "threshold", "gpower-l1", "gpower-l0", "spannogram")

@@ -32,7 +32,6 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from certpca.version import __version__
 from certpca.certify import REGISTRY as BOUNDS
 from certpca.certify import Certificate, certify_vector
 from certpca.components import fit_components
@@ -68,6 +67,7 @@ from certpca.report.saved import (
 )
 from certpca.results import Fit
 from certpca.solvers import REGISTRY as SOLVERS
+from certpca.version import __version__
 
 #: eigenvalues kept for the spectrum figure
 N_EIGEN = 20

@@ -14,6 +14,7 @@ Figures reuse :mod:`certpca.report.plots` (deterministic SVG); tables reuse
 from __future__ import annotations
 
 import html
+import importlib.metadata as md
 import io
 import os
 import platform
@@ -22,10 +23,13 @@ import sys
 import time
 from pathlib import Path
 
+from certpca.report.plots import STYLE, to_svg
+from certpca.report.tables import write_tables
+
 from ..errors import InputError
 from ..version import __version__
-from .common import Result, Settings, _plt, _published_table
 from .asteris2014 import ASTERIS, asteris2014_fig4_6
+from .common import Result, Settings, mpl, published_table
 from .gpower_speed import SLIDES, gpower_speed
 from .sigg2008 import sigg2008_fig2, sigg2008_fig3, sigg2008_fig4
 from .zass2006 import zass2006_fig5
@@ -44,10 +48,9 @@ EXPERIMENTS = {
 
 # ------------------------------------------------------------------ output
 def _png(fig) -> bytes:
-    from certpca.report.plots import _STYLE
-    matplotlib, _ = _plt()
+    matplotlib, _ = mpl()
     buf = io.BytesIO()
-    with matplotlib.rc_context(_STYLE):
+    with matplotlib.rc_context(STYLE):
         fig.savefig(buf, format="png", dpi=120, metadata={"Software": None}, bbox_inches="tight")
     return buf.getvalue()
 
@@ -69,13 +72,11 @@ def parse_names(names) -> list[str]:
 
 
 def write_result(res: Result, out: Path) -> dict:
-    from certpca.report.plots import to_svg
-    from certpca.report.tables import write_tables
     folder = Path(out) / res.name
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "figure.png").write_bytes(_png(res.figure))
     (folder / "figure.svg").write_text(to_svg(res.figure, res.name))
-    tables = res.tables + [_published_table(res)]
+    tables = res.tables + [published_table(res)]
     write_tables(tables, folder, force=True, writer=lambda p, t: p.write_text(t))
     return {"name": res.name, "tables": [t.name for t in tables], "published": tables[-1]}
 
@@ -104,7 +105,6 @@ def reproduce(names=(), out="reports/reproduce", *, quick=False, seed=0, force=F
 
 
 def _versions() -> str:
-    import importlib.metadata as md
 
     parts = [f"certpca {__version__}", f"Python {platform.python_version()}"]
     for pkg in ("numpy", "scipy", "matplotlib", "cvxpy", "scikit-learn"):
@@ -123,8 +123,8 @@ def index_html(results, *, quick, seed, command, seconds) -> str:
              "table.tbl{border-collapse:collapse;font-size:.85rem}table.tbl td,table.tbl th{border-bottom:1px "
              "solid #ddd;padding:.2rem .5rem;text-align:left}img{max-width:100%}</style></head><body>",
              "<h1>certpca reproduce: published figures rerun</h1>",
-             f"<p><b>{'QUICK GRID (--quick): reduced grids for CI, not the full experiments.' if quick else 'Full grid.'}"
-             "</b></p>",
+             "<p><b>" + ("QUICK GRID (--quick): reduced grids for CI, not the full experiments." if quick
+                         else "Full grid.") + "</b></p>",
              f"<p>Command: <code>{esc(cmd)}</code><br>Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
              f"<br>Versions: {esc(_versions())}<br>Machine: {esc(platform.machine())}, {os.cpu_count()} cores, "
              f"{esc(platform.system())}<br>Seed: {seed}; total {seconds:.0f} s</p><ul>"]
@@ -139,7 +139,7 @@ def index_html(results, *, quick, seed, command, seconds) -> str:
         parts += [f"<h2 id='{r.name}'>{esc(r.title)}</h2>", f"<p><i>{esc(r.paper)}</i></p>",
                   f"<p><img src='{r.name}/figure.svg' alt='{esc(r.title)}'></p>",
                   f"<p>Figure: {files}<br>Tables: {tabs}</p>", "<h3>Published beside ours</h3>",
-                  _published_table(r).to_html()]
+                  published_table(r).to_html()]
         if r.notes:
             parts.append("<h3>Where we differ and why</h3><ul>" + "".join(f"<li>{esc(n)}</li>" for n in r.notes)
                          + "</ul>")

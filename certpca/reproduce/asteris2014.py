@@ -5,17 +5,16 @@ import warnings
 
 import numpy as np
 
-from .common import PAPERS, Result, Settings, _fig, _table, _quiet, _path_values, _pct
+from certpca import datasets
+from certpca.certify import certify_vector, spannogram_bound
+from certpca.report.plots import PALETTE
 
+from .common import PAPERS, Result, Settings, figure, path_values, pct, quiet, table
 
 ASTERIS = {"cbcl": (180, 0.58, "Fig. 4"), "leukemia": (50, 0.446, "Fig. 5"), "lrs": (20, 0.86, "Fig. 6")}
 
 
 def asteris2014_fig4_6(s: Settings) -> Result:
-    from certpca import datasets
-    from certpca.certify import certify_vector
-    from certpca.certify import spannogram_bound
-    from certpca.report.plots import PALETTE
     res = Result("asteris2014-fig4-6", "Asteris et al. 2014, Figs. 4–6: nonnegative sparse PC with certified band",
                  PAPERS["asteris2014"], None)
     grids = {"cbcl": [10, 40, 80, 120, 180, 250], "leukemia": [5, 10, 20, 50, 100, 200],
@@ -23,18 +22,18 @@ def asteris2014_fig4_6(s: Settings) -> Result:
     if s.quick:
         grids = {n: [ASTERIS[n][0]] for n in grids}
     cheap = "lambda1,trace,dabe,gershgorin"
-    fig, axes = _fig(3)
+    fig, axes = figure(3)
     rows = []
     for ax, name in zip(axes[0], ("cbcl", "leukemia", "lrs")):
         P = datasets.load(name).problem()
         lam1 = float(P.eigenvalues()[0])
         k0 = ASTERIS[name][0]
         ks = sorted(set(k for k in grids[name] + [k0] if k <= P.dim))
-        em = _path_values(P, ks, "em", True, s.seed)
-        cur = {"EM": [], "spannogram d=3 ε=0.1 net": [], "spannogram d=2 exact": []}
+        em = path_values(P, ks, "em", True, s.seed)
+        cur: dict[str, list[float]] = {"EM": [], "spannogram d=3 ε=0.1 net": [], "spannogram d=2 exact": []}
         ub, ub_sp = [], []
         for k, c in zip(ks, em):
-            with _quiet():
+            with quiet():
                 warnings.simplefilter("ignore")
                 b3 = spannogram_bound(P, k, nonneg=True, d=3, net="grid", epsilon=0.1)
                 b2 = spannogram_bound(P, k, nonneg=True, d=2)
@@ -45,7 +44,7 @@ def asteris2014_fig4_6(s: Settings) -> Result:
             best = max(vals.values())
             w = c.weights
             full = k == k0 and not s.quick
-            with _quiet():
+            with quiet():
                 warnings.simplefilter("ignore")
                 cert = certify_vector(P, w, k, nonneg=True, bounds=None if full else cheap)
             u = min(cert.upper_bound, b3.value, b2.value)
@@ -63,8 +62,8 @@ def asteris2014_fig4_6(s: Settings) -> Result:
                 pub = ASTERIS[name][1]
                 res.published.append({
                     "quantity": f"certified fraction, {name} k = {k} ({ASTERIS[name][2]})",
-                    "published": _pct(pub),
-                    "ours": f"{_pct(best / u)} (certpca's best bound: {winner}); {_pct(best / usp)} from the "
+                    "published": pct(pub),
+                    "ours": f"{pct(best / u)} (certpca's best bound: {winner}); {pct(best / usp)} from the "
                             f"spannogram bound alone",
                     "verdict": "ours higher" if best / u >= pub else "ours lower",
                     "why": "certpca's bound list (duals, SDP, split) is tighter than the spannogram bound; the "
@@ -83,7 +82,7 @@ def asteris2014_fig4_6(s: Settings) -> Result:
     axes[0][0].legend(fontsize=5.5, loc="lower right")
     fig.tight_layout()
     res.figure = fig
-    res.tables.append(_table("band", "Nonnegative sparse PC: normalised variance by method, upper bounds and "
+    res.tables.append(table("band", "Nonnegative sparse PC: normalised variance by method, upper bounds and "
                              "certified fractions (centred data)", rows,
                              {c: "fraction" for c in ("EM", "spannogram d=3 ε=0.1 net", "spannogram d=2 exact",
                                                       "upper bound (certpca)", "upper bound (spannogram)")} |

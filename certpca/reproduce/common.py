@@ -6,9 +6,12 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
-from certpca.messages import quiet as _quiet  # the one quiet(); reproduce modules import it here
-
+from certpca.messages import quiet
+from certpca.paths import fit_path
+from certpca.report.plots import STYLE, mpl
+from certpca.report.tables import Table, fmt
 
 PAPERS = {
     "sigg2008": "Sigg, C. D. & Buhmann, J. M. (2008). Expectation-maximization for sparse and non-negative PCA. ICML.",
@@ -39,22 +42,15 @@ class Settings:
 
 
 # ----------------------------------------------------------------- helpers
-def _plt():
-    from certpca.report.plots import _mpl
-    return _mpl()
-
-
-def _fig(ncols=1, w=3.6, h=3.0):
-    from certpca.report.plots import _STYLE
-    matplotlib, plt = _plt()
-    with matplotlib.rc_context(_STYLE):
+def figure(ncols=1, w=3.6, h=3.0):
+    """A row of ``ncols`` axes in the report's style: ``(fig, axes)`` with axes[0][j]."""
+    matplotlib, plt = mpl()
+    with matplotlib.rc_context(STYLE):
         return plt.subplots(1, ncols, figsize=(w * ncols + 0.4, h), squeeze=False)
 
 
-def _table(name, caption, rows, formats=None):
+def table(name, caption, rows, formats=None):
     """A Table whose display strings come from report.tables.fmt (one kind per column)."""
-    from certpca.report.tables import Table, fmt
-    import pandas as pd
     formats = formats or {}
     disp = [{c: (v if isinstance(v, str) or c not in formats else fmt(v, formats[c])) for c, v in r.items()}
             for r in rows]
@@ -63,30 +59,31 @@ def _table(name, caption, rows, formats=None):
     return Table(name, caption, pd.DataFrame(disp), pd.DataFrame(rows))
 
 
-def _published_table(res: Result):
+def published_table(res: Result):
     rows = [{"quantity": p["quantity"], "published": p["published"], "ours": p["ours"],
              "agrees": p["verdict"], "why / note": p.get("why", "")} for p in res.published]
-    return _table("published-vs-ours", f"{res.title}: the paper's numbers and claims beside ours", rows)
+    return table("published-vs-ours", f"{res.title}: the paper's numbers and claims beside ours", rows)
 
 
-def _sklearn():
+def sklearn_sparse_pca():
+    """scikit-learn's SparsePCA class, or None: scikit-learn is an optional comparison (the bench extra)."""
     try:
-        from sklearn.decomposition import SparsePCA
+        from sklearn.decomposition import SparsePCA  # here: optional, and 1 s to import
         return SparsePCA
     except ImportError:
         return None
 
 
-def _sklearn_at(X, k, seed, steps=10):
+def sklearn_at(X, k, seed, steps=10):
     """scikit-learn SparsePCA (1 component), α bracketed by doubling then bisected (geometric midpoints)
     for the largest support of at most k nonzeros; returns (unit weights, α, seconds of all fits)."""
-    SparsePCA = _sklearn()
+    SparsePCA = sklearn_sparse_pca()
     t = 0.0
 
     def fit(a):
         nonlocal t
         t0 = time.perf_counter()
-        with _quiet():
+        with quiet():
             warnings.simplefilter("ignore")
             w = SparsePCA(n_components=1, alpha=a, random_state=seed, max_iter=200).fit(X).components_[0]
         t += time.perf_counter() - t0
@@ -118,15 +115,14 @@ def _sklearn_at(X, k, seed, steps=10):
     return best[0] / np.linalg.norm(best[0]), best[1], t
 
 
-def _path_values(P, ks, method, nonneg, seed, **options):
-    from certpca.paths import fit_path
-    with _quiet():
+def path_values(P, ks, method, nonneg, seed, **options):
+    """The components of ``method``'s path over ``ks``, solver warnings silenced."""
+    with quiet():
         warnings.simplefilter("ignore")
         return fit_path(P, ks, method=method, nonneg=nonneg, seed=seed, **options)
 
 
-def _pct(x):
-    from certpca.report.tables import fmt
+def pct(x):
     return fmt(x, "percent")
 
 

@@ -3,11 +3,15 @@ from __future__ import annotations
 
 import time
 import warnings
+from typing import Any
 
 import numpy as np
 
-from .common import PAPERS, Result, Settings, _fig, _table, _quiet, _sklearn
+from certpca.problem import Problem
+from certpca.report.plots import PALETTE
+from certpca.solvers import solve
 
+from .common import PAPERS, Result, Settings, figure, quiet, sklearn_sparse_pca, table
 
 SLIDES = {  # p x n: seconds (GPower l1, GPower l0, SPCA) from the slides, p. 16
     (250, 2500): (0.85, 0.46, 2.77), (500, 5000): (2.61, 1.21, 14.0), (750, 7500): (3.89, 2.41, 41.0),
@@ -16,16 +20,13 @@ SLIDES = {  # p x n: seconds (GPower l1, GPower l0, SPCA) from the slides, p. 16
 
 
 def gpower_speed(s: Settings) -> Result:
-    from certpca.problem import Problem
-    from certpca.report.plots import PALETTE
-    from certpca.solvers import solve
     res = Result("gpower-speed", "Journée et al. 2008 (slides p. 16): speed on random Gaussian data",
                  PAPERS["journee2008"], None)
     series = {"fixed n/p": [(250, 2500), (500, 5000), (750, 7500), (1000, 10000)],
               "fixed p": [(500, 2000), (500, 4000), (500, 8000), (500, 16000)]}
     if s.quick:
         series = {"fixed n/p": [(250, 2500)], "fixed p": [(500, 2000)]}
-    SparsePCA = _sklearn()
+    SparsePCA = sklearn_sparse_pca()
     sk_max = 2_000_000   # entries p*n up to which scikit-learn's SparsePCA runs (30 s at 250 x 2500 here)
     if SparsePCA is None:
         res.notes.append("scikit-learn is not importable: its SparsePCA is left out.")
@@ -36,8 +37,8 @@ def gpower_speed(s: Settings) -> Result:
         res.notes.append(f"scikit-learn's SparsePCA runs only up to p × n = {sk_max:,} entries: it took about "
                          "30 s at 250 × 2500 here and grows faster than linearly, beyond the time budget.")
     rng = np.random.default_rng(s.seed)
-    fig, axes = _fig(2)
-    rows = []
+    fig, axes = figure(2)
+    rows: list[dict[str, Any]] = []
     for ax, (label, sizes) in zip(axes[0], series.items()):
         ratios = {}
         for p, n in sizes:
@@ -47,17 +48,17 @@ def gpower_speed(s: Settings) -> Result:
             k = max(1, n // 10)
             t = {}
             for m in ("gpower-l1", "gpower-l0", "em"):
-                with _quiet():
+                with quiet():
                     warnings.simplefilter("ignore")
                     t[m] = solve(P, k, method=m, rng=np.random.default_rng(s.seed)).seconds
             if SparsePCA is not None and p * n <= sk_max:
                 t0 = time.perf_counter()
-                with _quiet():
+                with quiet():
                     warnings.simplefilter("ignore")
                     SparsePCA(n_components=1, alpha=1.0, random_state=s.seed, max_iter=100).fit(X)
                 t["sklearn"] = time.perf_counter() - t0
             pub = SLIDES[(p, n)]
-            r = {"series": label, "p × n": f"{p}×{n}", "k": k,
+            r: dict[str, Any] = {"series": label, "p × n": f"{p}×{n}", "k": k,
                  "GPower ℓ1 (s)": t["gpower-l1"], "GPower ℓ0 (s)": t["gpower-l0"], "EM (s)": t["em"],
                  "sklearn SparsePCA (s)": t.get("sklearn"),
                  "ℓ1/ℓ0 ours": t["gpower-l1"] / t["gpower-l0"], "ℓ1/ℓ0 slides": pub[0] / pub[1],
@@ -79,7 +80,7 @@ def gpower_speed(s: Settings) -> Result:
         ax.legend(fontsize=6)
     fig.tight_layout()
     res.figure = fig
-    res.tables.append(_table("speed", "Seconds per fit (one component, k = n/10) and ratios to GPower ℓ0, beside "
+    res.tables.append(table("speed", "Seconds per fit (one component, k = n/10) and ratios to GPower ℓ0, beside "
                              "the slides' ratios (random Gaussian data, seeded)", rows,
                              {c: "seconds" for c in ("GPower ℓ1 (s)", "GPower ℓ0 (s)", "EM (s)",
                                                      "sklearn SparsePCA (s)")} |

@@ -3,21 +3,27 @@ from __future__ import annotations
 
 import time
 import warnings
+from typing import Any
 
 import numpy as np
 
-from .common import PAPERS, Result, Settings, _fig, _table, _quiet, _sklearn, _sklearn_at, _path_values, _pct
+from certpca import datasets
+from certpca.components import fit_components
+from certpca.report.genes import gene_selection_run
+from certpca.report.plots import PALETTE
+from certpca.solvers import solve
+from certpca.solvers.nspca import nspca_at_cardinality
+
+from .common import PAPERS, Result, Settings, figure, path_values, pct, quiet, sklearn_at, sklearn_sparse_pca, table
 
 
 def sigg2008_fig2(s: Settings) -> Result:
-    from certpca import datasets
-    from certpca.solvers import solve
     res = Result("sigg2008-fig2", "Sigg & Buhmann 2008, Fig. 2: variance vs cardinality, sparse PCA",
                  PAPERS["sigg2008"], None)
     grids = {"cbcl": [1, 5, 10, 20, 40, 70, 100, 150, 200, 300] if not s.quick else [5, 20, 60],
              "leukemia": [1, 5, 10, 20, 50, 100, 200, 500, 1000] if not s.quick else [5, 20, 60]}
     sk_grid = {"cbcl": [10, 50, 150], "leukemia": [50]} if not s.quick else {}
-    sk_ok = _sklearn() is not None
+    sk_ok = sklearn_sparse_pca() is not None
     if not sk_ok:
         res.notes.append("scikit-learn is not importable: its SparsePCA is left out.")
     elif s.quick:
@@ -26,21 +32,20 @@ def sigg2008_fig2(s: Settings) -> Result:
         res.notes.append("scikit-learn's SparsePCA: α bracketed and bisected (≤ 10 steps) for at most K nonzeros, "
                          "at K = 10, 50, 150 on CBCL and only K = 50 on leukemia, where one fit takes 5–14 s; "
                          "its variance is that of its own (not renormalised) unit loadings.")
-    fig, axes = _fig(3)
+    fig, axes = figure(3)
     rows, renorm_gain, methods = [], [], ["em", "em (no renormalisation)", "threshold", "gpower-l1",
                                           "gpower-l0", "spannogram (d=2)"]
-    from certpca.report.plots import PALETTE
     for ax, name in zip(axes[0], ("cbcl", "leukemia")):
         ds = datasets.load(name, scale=True)
         P = ds.problem()
         lam1 = float(P.eigenvalues()[0])
         ks = sorted(set(k for k in grids[name] + sk_grid.get(name, []) if k <= P.dim))
-        curves = {"em": _path_values(P, ks, "em", False, s.seed),
-                  "em (no renormalisation)": _path_values(P, ks, "em", False, s.seed, renormalize_support=False),
-                  "threshold": _path_values(P, ks, "threshold", False, s.seed),
-                  "gpower-l1": _path_values(P, ks, "gpower-l1", False, s.seed),
-                  "gpower-l0": _path_values(P, ks, "gpower-l0", False, s.seed)}
-        with _quiet():
+        curves = {"em": path_values(P, ks, "em", False, s.seed),
+                  "em (no renormalisation)": path_values(P, ks, "em", False, s.seed, renormalize_support=False),
+                  "threshold": path_values(P, ks, "threshold", False, s.seed),
+                  "gpower-l1": path_values(P, ks, "gpower-l1", False, s.seed),
+                  "gpower-l0": path_values(P, ks, "gpower-l0", False, s.seed)}
+        with quiet():
             warnings.simplefilter("ignore")
             curves["spannogram (d=2)"] = [solve(P, k, method="spannogram", rng=np.random.default_rng(s.seed))
                                           for k in ks]
@@ -48,7 +53,7 @@ def sigg2008_fig2(s: Settings) -> Result:
         sk = {}
         if sk_ok and not s.quick:
             for k in sk_grid[name]:
-                w, a, t = _sklearn_at(ds.matrix, k, s.seed)
+                w, a, t = sklearn_at(ds.matrix, k, s.seed)
                 if w is not None:
                     sk[k] = (P.variance(w) / lam1, int(np.count_nonzero(w)), a, t)
         for i, m in enumerate(methods):
@@ -74,18 +79,18 @@ def sigg2008_fig2(s: Settings) -> Result:
     P = ds.problem()
     P.eigenvalues()
     tks = [5, 20, 100, 500] if not s.quick else [10, 60]
-    trows = []
+    trows: list[dict[str, Any]] = []
     ax = axes[0][2]
     for i, m in enumerate(["em", "threshold", "gpower-l0", "gpower-l1"]):
         ts = []
         for k in tks:
-            with _quiet():
+            with quiet():
                 warnings.simplefilter("ignore")
                 c = solve(P, k, method=m, rng=np.random.default_rng(s.seed))
             ts.append(c.seconds)
             trows.append({"method": m, "k": k, "seconds": c.seconds})
         ax.plot(tks, ts, marker="o", ms=2.5, lw=1, color=PALETTE[i], label=m)
-    for k, v in (sk.items() if sk else []):
+    for v in (sk.values() if sk else []):
         trows.append({"method": "sklearn SparsePCA (α bisection, all fits)", "k": v[1], "seconds": v[3]})
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -96,9 +101,9 @@ def sigg2008_fig2(s: Settings) -> Result:
     fig.tight_layout()
     res.figure = fig
     fmts = {m: "fraction" for m in methods + ["sklearn SparsePCA"]}
-    res.tables.append(_table("variance", "Variance / λ1 of the first sparse PC by method and cardinality K "
+    res.tables.append(table("variance", "Variance / λ1 of the first sparse PC by method and cardinality K "
                              "(standardised features)", rows, fmts))
-    res.tables.append(_table("time", "Seconds per fit on leukemia (this machine; compare rows, not machines)",
+    res.tables.append(table("time", "Seconds per fit on leukemia (this machine; compare rows, not machines)",
                              trows, {"seconds": "seconds"}))
     em_t = [r["seconds"] for r in trows if r["method"] == "em"]
     res.published += [
@@ -118,10 +123,6 @@ def sigg2008_fig2(s: Settings) -> Result:
 
 # ----------------------------------------------------------- experiment 2
 def sigg2008_fig3(s: Settings) -> Result:
-    from certpca import datasets
-    from certpca.components import fit_components
-    from certpca.report.plots import PALETTE
-    from certpca.solvers.nspca import nspca_at_cardinality
     res = Result("sigg2008-fig3", "Sigg & Buhmann 2008, Fig. 3: nonnegative sparse PCA on CBCL faces",
                  PAPERS["sigg2008"], None)
     P0 = datasets.load("cbcl", scale=True).problem()
@@ -130,15 +131,15 @@ def sigg2008_fig3(s: Settings) -> Result:
     ks = list(range(10, 301, 20)) if not s.quick else [20, 60]
     restarts = 3 if not s.quick else 1
     L = 10 if not s.quick else 2
-    fig, axes = _fig(3)
+    fig, axes = figure(3)
     t0 = time.perf_counter()
-    em = _path_values(P, ks, "em", True, s.seed)
+    em = path_values(P, ks, "em", True, s.seed)
     t_em = (time.perf_counter() - t0) / len(ks)
     rng = np.random.default_rng(s.seed)
     best = {k: 0.0 for k in ks}
     t0 = time.perf_counter()
     for _ in range(restarts):
-        with _quiet():
+        with quiet():
             warnings.simplefilter("ignore")
             results, unreached = nspca_at_cardinality(P, ks, 1, alpha=lam1, rng=rng)
         for k in ks:
@@ -158,7 +159,7 @@ def sigg2008_fig3(s: Settings) -> Result:
     ax.set_title("CBCL, PC1 projected out")
     ax.legend(fontsize=6)
     rows = [{"k": k, "EM nonneg": c.variance / lam1, "NSPCA": best[k] or None} for k, c in zip(ks, em)]
-    res.tables.append(_table("variance", "Nonnegative sparse PC, CBCL (standardised, PC1 projected out): "
+    res.tables.append(table("variance", "Nonnegative sparse PC, CBCL (standardised, PC1 projected out): "
                              "variance / λ1 by K; NSPCA β bisected (– where its cardinality map jumps over K)",
                              rows, {"EM nonneg": "fraction", "NSPCA": "fraction"}))
     tr = P.trace
@@ -166,7 +167,7 @@ def sigg2008_fig3(s: Settings) -> Result:
     def cum(fit):
         return np.cumsum(fit.additional_variance) / tr
 
-    with _quiet():
+    with quiet():
         warnings.simplefilter("ignore")
         fits_mid = {"EM nonneg, disjoint K = 20": fit_components(P, 20, n_components=L, nonneg=True,
                                                                   deflation="disjoint", seed=s.seed),
@@ -191,7 +192,7 @@ def sigg2008_fig3(s: Settings) -> Result:
         ax.legend(fontsize=6)
     fig.tight_layout()
     res.figure = fig
-    res.tables.append(_table("cumulative", "Cumulative additional variance / trace of L components",
+    res.tables.append(table("cumulative", "Cumulative additional variance / trace of L components",
                              crow, {"cumulative variance": "percent"}))
     em_mid = cum(fits_mid["EM nonneg, disjoint K = 20"])[-1]
     ns = cum(fits_mid[f"NSPCA joint, {20 * L} nonzeros"])[-1]
@@ -208,10 +209,10 @@ def sigg2008_fig3(s: Settings) -> Result:
          "why": "ours: warm-started path and bisection with cached evaluations; theirs: Matlab, cold"},
         {"quantity": f"cumulative variance after {L} orthogonal components (Fig. 3 middle)",
          "published": "figure only: EM significantly above NSPCA",
-         "ours": f"EM {_pct(em_mid)} vs NSPCA {_pct(ns)}", "verdict": "yes" if em_mid > ns else "no", "why": ""},
+         "ours": f"EM {pct(em_mid)} vs NSPCA {pct(ns)}", "verdict": "yes" if em_mid > ns else "no", "why": ""},
         {"quantity": "quasi-orthogonal: EM first, NSPCA cumulative (Fig. 3 right)",
          "published": "figure only: EM more in the first components, NSPCA more cumulatively",
-         "ours": f"EM quasi {_pct(quasi[-1])} vs NSPCA {_pct(ns)} after {L}",
+         "ours": f"EM quasi {pct(quasi[-1])} vs NSPCA {pct(ns)} after {L}",
          "verdict": "yes" if ns > quasi[-1] else "no: EM quasi is also ahead cumulatively",
          "why": "our NSPCA uses α = λ1 and one β for all columns"},
     ]
@@ -222,16 +223,15 @@ def sigg2008_fig3(s: Settings) -> Result:
 
 # ----------------------------------------------------------- experiment 3
 def sigg2008_fig4(s: Settings) -> Result:
-    from certpca import datasets
-    from certpca.report.plots import PALETTE
-    from certpca.report.run import gene_selection_run
     res = Result("sigg2008-fig4", "Sigg & Buhmann 2008, Fig. 4: unsupervised gene selection on leukemia",
                  PAPERS["sigg2008"], None)
     sizes = [10, 20, 30, 40, 50, 70, 100, 150, 200] if not s.quick else [10, 70]
     n_init = 100 if not s.quick else 10
-    fig, axes = _fig(2, w=3.8)
+    fig, axes = figure(2, w=3.8)
     rows = []
-    for ax, (label, kw) in zip(axes[0], (("centred raw", {}), ("log2 floor 20, centred", {"log2": 20}))):
+    preparations: tuple[tuple[str, dict[str, Any]], ...] = (("centred raw", {}),
+                                                            ("log2 floor 20, centred", {"log2": 20}))
+    for ax, (label, kw) in zip(axes[0], preparations):
         ds = datasets.load("leukemia", **kw)
         g = gene_selection_run(ds, sizes=sizes, featured=70, n_init=n_init, seed=s.seed)
         full = g["rows"][0]
@@ -259,7 +259,7 @@ def sigg2008_fig4(s: Settings) -> Result:
             "why": "the paper does not state its preprocessing; the claim depends on it"})
     fig.tight_layout()
     res.figure = fig
-    res.tables.append(_table("jaccard", f"k-means (k = 3, {n_init} initialisations) Jaccard on selected genes",
+    res.tables.append(table("jaccard", f"k-means (k = 3, {n_init} initialisations) Jaccard on selected genes",
                              rows, {"mean": "fraction", "sd": "fraction", "genes": "int"}))
     res.notes.append("On centred raw data the 70-gene component scores below the full data, so the paper's "
                      "claim does not hold there; after log2 with floor 20 it holds. Both are shown.")

@@ -23,7 +23,8 @@ from .nspca import NSPCA
 from .renormalize import renormalize
 from .spannogram import Spannogram
 
-REGISTRY: dict[str, Solver] = {s.name: s for s in (EM(), Threshold(), PCA(), GPowerL1(), GPowerL0(), NSPCA(), Spannogram())}
+REGISTRY: dict[str, Solver] = {
+    s.name: s for s in (EM(), Threshold(), PCA(), GPowerL1(), GPowerL0(), NSPCA(), Spannogram())}
 
 
 def get(name: str) -> Solver:

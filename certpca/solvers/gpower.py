@@ -131,7 +131,7 @@ def objective(c: np.ndarray, gamma: float, penalty: str, nonneg: bool) -> float:
 def gamma_max(A: np.ndarray, penalty: str) -> float:
     """The γ beyond which every loading is zero: max‖a_i‖ (ℓ1) or max‖a_i‖² (ℓ0) (slides §4)."""
     sq = float(np.max(np.einsum("ij,ij->j", A, A))) if A.size else 0.0
-    return np.sqrt(sq) if penalty == "l1" else sq
+    return float(np.sqrt(sq)) if penalty == "l1" else sq
 
 
 def iterate(A: np.ndarray, x: np.ndarray, gamma: float, penalty: str, nonneg: bool,
@@ -264,12 +264,13 @@ def gpower_single(problem: Problem, k: int | None, *, penalty: str = "l1", nonne
         found = None
         c = A.T @ x
         for step in range(bisection):
-            g = _proposal(c, k, penalty, nonneg) if step < proposals else None
-            if step == 0 and g == 0.0:   # k = D: the unpenalised problem
-                pass
-            elif g is None or not (lo < g < hi):
+            proposal = _proposal(c, k, penalty, nonneg) if step < proposals else None
+            if step == 0 and proposal == 0.0:   # k = D: the unpenalised problem
+                g = 0.0
+            elif proposal is None or not (lo < proposal < hi):
                 g = 0.5 * (lo + hi)
-            g = float(g)
+            else:
+                g = float(proposal)
             x_new, c_new, z, card = solve_at(g, x)
             steps.append((g, card))
             if card >= k and (best_above is None or (card, -g) < best_above[:2]):
@@ -470,12 +471,12 @@ def gpower_block(problem: Problem, k: int | Sequence[int] | None, m: int, penalt
     A = problem.factor()
     r, D = A.shape
     m = check_int(m, "m", low=1, high=r, why=" (the rank of C)")
-    mu = np.ones(m) if mu is None else np.asarray(mu, dtype=float).reshape(m)
-    if np.any(mu <= 0):
-        raise InputError.bad_argument("mu", f"must be positive, got {mu.tolist()}")
+    weights = np.ones(m) if mu is None else np.asarray(mu, dtype=float).reshape(m)
+    if np.any(weights <= 0):
+        raise InputError.bad_argument("mu", f"must be positive, got {weights.tolist()}")
     ks = None if k is None else np.array([check_cardinality(kj, D, "k")
                                           for kj in np.broadcast_to(np.asarray(k), (m,))])
-    gmax = gamma_max(A, penalty) * (mu if penalty == "l1" else mu * mu)
+    gmax = gamma_max(A, penalty) * (weights if penalty == "l1" else weights * weights)
 
     # deterministic start: a_{i*} then the dominant left singular directions
     norms = np.einsum("ij,ij->j", A, A)
@@ -492,10 +493,10 @@ def gpower_block(problem: Problem, k: int | Sequence[int] | None, m: int, penalt
 
     def run_at(g, X0):
         nonlocal total_it, converged
-        Xg, c, it, ok = _block_iterate(A, X0, g, mu, penalty, nonneg, tol, max_iter)
+        Xg, c, it, ok = _block_iterate(A, X0, g, weights, penalty, nonneg, tol, max_iter)
         total_it += it
         converged &= ok
-        return Xg, c, np.count_nonzero(_block_closed_form(c, g, mu, penalty, nonneg), axis=0)
+        return Xg, c, np.count_nonzero(_block_closed_form(c, g, weights, penalty, nonneg), axis=0)
 
     if gamma is not None:
         g = np.broadcast_to(np.asarray(gamma, dtype=float), (m,)).copy()
@@ -504,7 +505,7 @@ def gpower_block(problem: Problem, k: int | Sequence[int] | None, m: int, penalt
     else:
         if ks is None:
             raise InputError.bad_argument("k", "is needed when gamma is None: give k or gamma")
-        lo, hi = np.zeros(m), gmax.copy()
+        lo, hi = np.zeros(m), np.array(gmax, dtype=float)
         g = 0.5 * (lo + hi)
         for _ in range(bisection):
             Xn, c, cards = run_at(g, X)
@@ -522,9 +523,9 @@ def gpower_block(problem: Problem, k: int | Sequence[int] | None, m: int, penalt
             g = np.where(cards == ks, g, lo)
             X, c, cards = run_at(g, X)
             steps.append((g.tolist(), cards.tolist()))
-    Z = _block_closed_form(c, g, mu, penalty, nonneg)
+    Z = _block_closed_form(c, g, weights, penalty, nonneg)
     if ks is not None:
-        s = scores(c, nonneg) * mu
+        s = scores(c, nonneg) * weights
         for j in range(m):
             if np.count_nonzero(Z[:, j]) != ks[j]:
                 keep, lower = top_k(s[:, j], ks[j])
@@ -532,7 +533,7 @@ def gpower_block(problem: Problem, k: int | Sequence[int] | None, m: int, penalt
                 gj = 0.5 * (upper + lower)
                 gj = gj if penalty == "l1" else gj * gj
                 col = np.zeros(D)
-                col[keep] = _block_closed_form(c[keep, j:j + 1], np.array([gj]), mu[j:j + 1], penalty,
+                col[keep] = _block_closed_form(c[keep, j:j + 1], np.array([gj]), weights[j:j + 1], penalty,
                                                nonneg)[:, 0]
                 if upper <= lower or np.count_nonzero(col) < ks[j]:  # ties: keep the top k as they are
                     col[keep] = np.maximum(c[keep, j], 0.0) if nonneg else c[keep, j]

@@ -10,6 +10,8 @@ f(w⁺) ≥ f(w) + ∇f(w)ᵀ(w⁺ − w) ≥ f(w) because w⁺ maximises the li
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ..problem import Problem
@@ -24,7 +26,8 @@ def renormalize(problem: Problem, w: np.ndarray, support: np.ndarray, nonneg: bo
         return w
     if problem.uses_factor and support.size > problem.factor().shape[0]:
         sub = problem.subset(support)
-        v, matvec = sub.first_pc(), sub.matvec
+        v = sub.first_pc()
+        matvec: Callable[[np.ndarray], np.ndarray] = sub.matvec
     else:
         C = problem.submatrix(support)
         v = np.linalg.eigh(C)[1][:, -1]

@@ -93,7 +93,7 @@ def test_numbers_equal_fit_and_certify_json(planted, report, capsys, tmp_path):
         c, c_run = fit["components"][0], mine["fit"]["components"][0]
         assert c_run["value"] == c["value"] and c_run["loadings"] == c["loadings"]
         assert fmt(c["value"]) in html
-        for fid, w in c["loadings"].items():
+        for _fid, w in c["loadings"].items():
             assert fmt(w, "loading") in html
         bounds = run["settings"]["bounds"]["nonneg" if nonneg else "sparse"]
         cert = _json_of(["certify", str(planted["data"]), "--k", str(K), *flag, "--loadings", str(loadings),

@@ -7,8 +7,8 @@
   and the slides' observations on γ;
 * planted sparse spikes for the block variants.
 """
-from itertools import combinations
 import warnings
+from itertools import combinations
 
 import numpy as np
 import pytest
@@ -16,8 +16,7 @@ import pytest
 from certpca.errors import InputError
 from certpca.problem import Problem
 from certpca.solvers import REGISTRY, solve
-from certpca.solvers.gpower import (closed_form, gamma_max, gpower_block, gpower_single, iterate,
-                                    objective)
+from certpca.solvers.gpower import closed_form, gamma_max, gpower_block, gpower_single, iterate, objective
 from tests.brute import brute_force, random_psd
 
 FAMILIES = ["wishart", "spiked", "lowrank", "posfactor"]
@@ -169,7 +168,7 @@ def test_paper_start_ascends_to_a_fixed_point_with_the_closed_form_loadings(pena
     """From the paper's start: f rises, Δ(x) = 0 at the end, and the weights are z*(x)/‖z*(x)‖;
     the penalised value of z* in z-space equals φ from x (ℓ1: √f, ℓ0: f)."""
     rng = np.random.default_rng(31)
-    for trial in range(15):
+    for _trial in range(15):
         P = factor_problem(rng, int(rng.integers(3, 8)), int(rng.integers(10, 40)))
         A, C = P.factor(), P.dense()
         gamma = rng.uniform(0.1, 0.6) * gamma_max(A, penalty)

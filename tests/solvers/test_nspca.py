@@ -233,7 +233,7 @@ def test_compiled_sweep_equals_the_reference_sweep(factor, L):
         U0 = np.abs(rng.standard_normal((D, L))) * (rng.random((D, L)) < 0.7)
         st = _State(P, U0)
         f0 = st.objective(alpha, beta)
-        for sweep in range(3):       # several passes: the caches carry over between them
+        for _sweep in range(3):       # several passes: the caches carry over between them
             want = _reference_sweep(C, st.U, alpha, beta, [(s, r) for r in range(L) for s in range(D)])
             _, gain = st.sweep(alpha, beta)
             np.testing.assert_allclose(st.U, want, rtol=1e-8, atol=1e-10)

@@ -74,7 +74,7 @@ def test_exact_on_rank_d_matrices(d, nonneg):
 def test_opt_d_is_surrogate_optimum_and_bound_is_valid(family, nonneg):
     """opt_d = OPT(A_d) by brute force; value ≤ OPT ≤ opt_d + λ_{d+1} (docs/certification.md §4)."""
     rng = np.random.default_rng(hash((family, nonneg)) % 2**32)
-    for trial in range(4):
+    for _trial in range(4):
         D, k = 9, int(rng.integers(2, 6))
         C = random_psd(rng, D, family)
         P = Problem.from_covariance(C)
