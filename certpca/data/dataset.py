@@ -18,6 +18,9 @@ class Dataset:
 
     ``matrix`` is samples × features, or D × D when ``is_covariance``.  It is
     read-only: :func:`prepare` and the readers build new datasets instead.
+    ``center`` and ``scale`` are the vectors :func:`prepare` subtracted and divided
+    by (indexed by feature id, as R's ``prcomp`` keeps them), None when not applied;
+    they are what new samples need to be projected the same way.
     """
 
     name: str
@@ -29,6 +32,8 @@ class Dataset:
     source: str = ""
     preprocessing: dict = field(default_factory=dict)
     image_shape: tuple[int, int] | None = None
+    center: pd.Series | None = None
+    scale: pd.Series | None = None
 
     def __post_init__(self) -> None:
         matrix = np.array(self.matrix, dtype=float)

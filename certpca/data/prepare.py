@@ -32,13 +32,17 @@ def prepare(ds: Dataset, *, center: bool = True, scale: bool = False, log2: floa
         X = np.log2(np.maximum(X, log2))
     keep = _keep_nonconstant(ds.feature_ids, np.ptp(X, axis=0) > 0, scale)
     X, feature_ids = X[:, keep], ds.feature_ids[keep]
+    means = sds = None
     if center:
-        X = X - X.mean(axis=0)
+        means = pd.Series(X.mean(axis=0), index=feature_ids, name="center")
+        X = X - means.to_numpy()
     if scale:
-        X = X / X.std(axis=0, ddof=1)
+        sds = pd.Series(X.std(axis=0, ddof=1), index=feature_ids, name="scale")
+        X = X / sds.to_numpy()
     dropped = [str(f) for f in ds.feature_ids[~keep]]
     steps = {"center": center, "scale": scale, "log2_floor": log2, "dropped_constant": dropped}
-    return replace(ds, matrix=X, feature_ids=feature_ids, preprocessing={**ds.preprocessing, **steps})
+    return replace(ds, matrix=X, feature_ids=feature_ids, preprocessing={**ds.preprocessing, **steps},
+                   center=means, scale=sds)
 
 
 def _keep_nonconstant(feature_ids: pd.Index, varies: np.ndarray, scale: bool) -> np.ndarray:
