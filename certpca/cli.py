@@ -35,7 +35,8 @@ from .version import __version__
 
 #: The flag of each library parameter, so a library message can speak the CLI's words.
 FLAGS = {
-    "k": "--k", "ks": "--k", "n_components": "--components", "method": "--method", "deflation": "--deflation",
+    "k": "--k", "ks": "--k", "n_components": "--components", "components": "--components", "method": "--method",
+    "deflation": "--deflation",
     "min_angle": "--min-angle", "seed": "--seed", "restarts": "--restarts", "bounds": "--bounds",
     "budget": "--budget", "tol": "--tol", "threads": "--threads", "labels": "--labels", "na": "--na",
     "log2": "--log2", "nonneg": "--nonneg", "transpose": "--transpose", "covariance": "--covariance",

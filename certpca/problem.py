@@ -14,8 +14,6 @@ import numpy as np
 import pandas as pd
 import scipy.linalg
 
-from .errors import InputError
-
 
 class Problem:
     """Covariance operator C over named features.
@@ -59,13 +57,6 @@ class Problem:
     @property
     def dim(self) -> int:
         return len(self.feature_ids)
-
-    def check_cardinality(self, k: int, what: str = "k") -> int:
-        """k itself when 1 ≤ k ≤ D, else an InputError naming the range."""
-        if not 1 <= k <= self.dim:
-            raise InputError(f"{what} = {k} is out of range: the data have {self.dim} features; "
-                             f"choose 1 <= {what} <= {self.dim}")
-        return k
 
     @property
     def uses_factor(self) -> bool:

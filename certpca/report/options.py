@@ -13,7 +13,7 @@ from certpca.certify import parse_bounds
 from certpca.data import Dataset
 from certpca.errors import InputError
 from certpca.solvers import REGISTRY as SOLVERS
-from certpca.validation import parse_grid
+from certpca.validation import check_cardinality, parse_grid
 
 #: methods run when none are named (those present in the registry)
 DEFAULT_METHODS = ("em", "threshold", "gpower-l1", "gpower-l0", "spannogram")
@@ -127,8 +127,8 @@ def resolve(ds: Dataset, *, k: int, methods=None, nonneg_modes: Sequence[bool] =
             command: str = "") -> Plan:
     """Check every option against the data and return the :class:`Plan`; raise InputError naming the fix."""
     problem = ds.problem()
-    problem.check_cardinality(k)
-    problem.check_cardinality(components, "--components")
+    check_cardinality(k, problem.dim, "k")
+    check_cardinality(components, problem.dim, "components")
     modes = [bool(m) for m in nonneg_modes]
     chosen, skipped = choose_methods(methods, modes)
     ks = parse_grid(path, problem.dim) if path else []

@@ -20,6 +20,10 @@ SLIDES = {  # p x n: seconds (GPower l1, GPower l0, SPCA) from the slides, p. 16
 
 
 def gpower_speed(s: Settings) -> Result:
+    """The slides' speed table: GPower ℓ1, ℓ0, EM (and scikit-learn's SparsePCA) on random Gaussian data.
+
+    Long because the timings, the ratio table and the published-vs-ours rows share one loop.
+    """
     res = Result("gpower-speed", "Journée et al. 2008 (slides p. 16): speed on random Gaussian data",
                  PAPERS["journee2008"], None)
     series = {"fixed n/p": [(250, 2500), (500, 5000), (750, 7500), (1000, 10000)],

@@ -18,6 +18,11 @@ from .common import PAPERS, Result, Settings, figure, path_values, pct, quiet, s
 
 
 def sigg2008_fig2(s: Settings) -> Result:
+    """Fig. 2: variance against cardinality for every sparse method on CBCL and leukemia, with timings.
+
+    Long because one experiment builds its figure, two tables and the published-vs-ours
+    rows from the same fits; split up, the fits would be passed between the pieces.
+    """
     res = Result("sigg2008-fig2", "Sigg & Buhmann 2008, Fig. 2: variance vs cardinality, sparse PCA",
                  PAPERS["sigg2008"], None)
     grids = {"cbcl": [1, 5, 10, 20, 40, 70, 100, 150, 200, 300] if not s.quick else [5, 20, 60],
@@ -123,6 +128,10 @@ def sigg2008_fig2(s: Settings) -> Result:
 
 # ----------------------------------------------------------- experiment 2
 def sigg2008_fig3(s: Settings) -> Result:
+    """Fig. 3: nonnegative components of CBCL (cumulative variance, cardinality, overlap) by method.
+
+    Long for the same reason as :func:`sigg2008_fig2`: figure, tables and verdicts share the fits.
+    """
     res = Result("sigg2008-fig3", "Sigg & Buhmann 2008, Fig. 3: nonnegative sparse PCA on CBCL faces",
                  PAPERS["sigg2008"], None)
     P0 = datasets.load("cbcl", scale=True).problem()
