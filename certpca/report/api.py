@@ -48,7 +48,8 @@ def report(data: Dataset | str | Path, *, k: int, output: str | Path = "report.h
     plan = resolve(ds, k=k, **run_options)   # bad options fail here, before any file or folder is touched
     out = Outputs(force=force, inputs=protected)
     page = out.claim(output, "report", flag="output")
-    names = report_table_names(plan.nonneg_modes, path=bool(plan.ks), genes=plan.genes)
+    names = report_table_names(plan.nonneg_modes, path=bool(plan.ks), genes=plan.genes,
+                               scores=not ds.is_covariance and ds.sample_ids is not None)
     folder = Path(tables) if tables is not None else None
     if folder is not None:
         out.claim_folder(folder, file_names(names), flag="tables")

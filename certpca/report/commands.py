@@ -12,7 +12,7 @@ from certpca.io import Outputs, load
 from certpca.report.api import report
 from certpca.report.genes import gene_selection_run
 from certpca.report.saved import Run
-from certpca.report.tables import fmt, mode_name, table_files, tables_for
+from certpca.report.tables import fmt, mode_name, proven, table_files, tables_for
 
 
 def add_commands(sub, data_options) -> None:
@@ -150,9 +150,11 @@ def _summary(run: Run, args) -> None:
             c = best.certificate
             print(f"{mode_name(nonneg).capitalize()}, k = {run.settings.k}: best {fmt(c['value'])} by "
                   f"{best.method}; OPT <= {fmt(c['upper_bound'])} ({c['winner']}); certified "
-                  f"{fmt(c['certified_fraction'], 'percent')}")
+                  f"{fmt(c['certified_fraction'], 'percent')}, {proven(c['optimal'])}")
     if run.genes:
         print("Gene selection: " + run.genes.conclusion)
+    for advice in run.advice:
+        print(f"Note on the data: {advice}", file=sys.stderr)
     print(f"Report written to {args.output}" + (f"; tables in {args.tables}" if args.tables else ""))
 
 

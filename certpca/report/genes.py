@@ -22,8 +22,6 @@ GENE_REFS = (
      "biological data. Bioinformatics, 22(14), e507-e513."),
     ("Ben-Hur, A., Elisseeff, A. & Guyon, I. (2002). A stability based method for discovering structure in "
      "clustered data. Pacific Symposium on Biocomputing, 7, 6-17."),
-    ("Armstrong, S. A. et al. (2002). MLL translocations specify a distinct gene expression profile that "
-     "distinguishes a unique leukemia. Nature Genetics, 30, 41-47."),
 )
 #: significance level of the two tests (Welch, Mann–Whitney)
 ALPHA = 0.05

@@ -11,6 +11,7 @@ import jinja2
 from markupsafe import Markup
 
 from certpca import text
+from certpca.certify import REGISTRY as BOUNDS
 from certpca.report import plots
 from certpca.report import tables as T
 from certpca.report.genes import featured_rows
@@ -43,6 +44,18 @@ def _shown(table: T.Table | None) -> tuple[Markup, str, str] | None:
     return None if table is None else (Markup(table.to_html()), table.caption, table.name)
 
 
+def glossary(run: Run) -> list[tuple[str, str, str]]:
+    """(name, what it is, reference) of every bound that appears in the run's certificates and bands."""
+    names = {b["name"] for f in run.fits for c in [f.certificate, *f.later_certificates] if c
+             for b in c["bounds"]} | {n for b in run.bands for n in b.bounds}
+    return [(n, _sentence(BOUNDS[n].description), BOUNDS[n].cite()) for n in BOUNDS if n in names]
+
+
+def _sentence(s: str) -> str:
+    """``s`` with an initial ASCII lower-case letter capitalised (a leading symbol such as λ is kept)."""
+    return s[0].upper() + s[1:] if s[:1].isascii() and s[:1].islower() else s
+
+
 def render(run: Run, *, timings: bool = False) -> str:
     """The report page for a saved run."""
     modes = []
@@ -51,12 +64,15 @@ def render(run: Run, *, timings: bool = False) -> str:
         if best is None:
             continue
         tabs = {"results": T.results_table(run, nonneg, timings), "bounds": T.bounds_table(run, nonneg, timings),
+                "importance": T.importance_table(run, nonneg) if run.settings.components > 1 else None,
                 "path": T.path_table(run, nonneg), "features": T.features_table(run, nonneg)}
         slug = T.mode_slug(nonneg)
+        sc = run.scores_of(nonneg)
         modes.append({
             "nonneg": nonneg, "name": T.mode_name(nonneg), "slug": slug, "best": best, "cert": best.certificate,
             "tables": {k: _shown(v) for k, v in tabs.items() if v is not None},
             "loadings_svg": Markup(plots.loadings(run, best, f"loadings-{slug}")),
+            "scores_svg": Markup(plots.scores(run, sc, f"scores-{slug}")) if sc else None,
         })
     g = run.genes
     gene_tabs = {"genes": _shown(T.genes_table(run)), "tests": _shown(T.tests_table(run))} if g else {}
@@ -72,5 +88,7 @@ def render(run: Run, *, timings: bool = False) -> str:
         "genes": g, "gene_tabs": gene_tabs,
         "featured_rows": featured_rows(g) if g else None,
         "versions": sorted(run.versions.items()),
+        "samples": any(m["scores_svg"] for m in modes),
+        "glossary": glossary(run),
     }
     return environment().get_template("report.html.j2").render(**ctx)

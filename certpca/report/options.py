@@ -9,35 +9,32 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from certpca.certify import REGISTRY as BOUNDS
-from certpca.certify import parse_bounds
+from certpca.certify import default_bounds, parse_bounds
 from certpca.data import Dataset
 from certpca.errors import InputError
 from certpca.solvers import REGISTRY as SOLVERS
 from certpca.validation import check_cardinality, parse_grid
 
 #: methods run when none are named (those present in the registry)
-DEFAULT_METHODS = ("em", "threshold", "gpower-l1", "gpower-l0", "spannogram")
+DEFAULT_METHODS = ("em", "threshold", "gpower-l1", "gpower-l0", "spannogram", "nspca")
 #: registered methods left out of the default list, and why
 NOT_DEFAULT = {
     "pca": "dense PCA, not sparse: its variance is λ1, shown in the data section",
-    "nspca": "slow on wide data (one nonnegative fit of leukemia, 72 x 12582, took over 2 minutes); "
-             "ask for it with --methods nspca",
     "quasi": "quasi-orthogonal EM solves a QP per iteration; ask for it with --methods quasi",
 }
 #: methods left out of the path by default (all are still fitted and certified at k), and why
 SLOW_ON_PATH = {
-    "spannogram": "its exact rank-2 sweep costs about a second per k on wide data (12 s for the leukemia "
-                  "path); add it with --path-methods",
-    "nspca": "one fit per k is slow on wide data; add it with --path-methods",
+    "spannogram": "its exact rank-2 sweep costs about a second per k on wide data; add it with --path-methods",
+    "nspca": "each k needs its own search for the sparsity penalty β; add it with --path-methods",
     "quasi": "one QP per iteration; add it with --path-methods",
 }
-#: bounds for the headline k: every vector-independent bound of cost class <= 3 that fits the size
-HEADLINE_BOUNDS = ("trace", "lambda1", "gershgorin", "perron", "dabe", "dspca", "dnn", "spannogram", "split")
 #: bounds for the band along the path (cheap: O(D) and one eigenvalue problem, plus dABE, which is
 #: computed once per k on the plain problem and shared by the nonnegative band, where it is valid too)
 PATH_BOUNDS = ("trace", "lambda1", "dabe")
 #: the path grid of ``certpca report`` when none is given: 8 geometric steps from 1 to 300 (and k)
 DEFAULT_PATH = "1:300:8"
+#: up to this many features the default path takes every k from 1 to D
+EVERY_K_UP_TO = 50
 #: subset sizes of the gene-selection evaluation, as in Sigg & Buhmann (2008), Fig. 4
 GENE_SIZES = (10, 20, 30, 40, 50, 60, 70, 80, 100, 120, 150, 200)
 #: the size at which the component is tested against the full data (Sigg & Buhmann's 70 genes)
@@ -61,7 +58,7 @@ class Plan:
     ks: list[int]
     on_path: list[str]
     path_skipped: dict[str, str]
-    head_bounds: list[str]
+    head_bounds: list[str] | None   # None: the registry's default for the problem's size (headline_bounds)
     band_bounds: list[str]
     genes: bool
     gene_sizes: Sequence[int] = GENE_SIZES
@@ -131,15 +128,17 @@ def resolve(ds: Dataset, *, k: int, methods=None, nonneg_modes: Sequence[bool] =
     check_cardinality(components, problem.dim, "components")
     modes = [bool(m) for m in nonneg_modes]
     chosen, skipped = choose_methods(methods, modes)
+    if path == DEFAULT_PATH and problem.dim <= EVERY_K_UP_TO:
+        path = ",".join(str(kk) for kk in range(1, problem.dim + 1))   # small problems: no k skipped
     ks = parse_grid(path, problem.dim) if path else []
     if ks and k not in ks:
         ks = sorted({*ks, k})
     on_path, path_skipped = _path_methods(chosen, path_methods)
     if ks and not on_path:
         raise InputError("no method left for the path; name one with --path-methods or give --path ''")
-    head_bounds = parse_bounds(bounds) if bounds else list(HEADLINE_BOUNDS)
+    head_bounds = parse_bounds(bounds) if bounds else None
     band_bounds = parse_bounds(path_bounds) if path_bounds else list(PATH_BOUNDS)
-    if "pattern" in head_bounds or "pattern" in band_bounds:
+    if "pattern" in (head_bounds or []) or "pattern" in band_bounds:
         raise InputError("the report shares bounds between methods, so the support-specific 'pattern' "
                          "bound cannot be used; certify one vector with 'certpca certify --bounds pattern'")
     labelled = ds.labels is not None and not ds.is_covariance
@@ -150,6 +149,14 @@ def resolve(ds: Dataset, *, k: int, methods=None, nonneg_modes: Sequence[bool] =
                 ks=ks, on_path=on_path, path_skipped=path_skipped, head_bounds=head_bounds,
                 band_bounds=band_bounds, genes=want_genes, gene_sizes=gene_sizes, gene_k=gene_k,
                 n_init=n_init, command=command)
+
+
+def headline_bounds(problem, nonneg: bool) -> list[str]:
+    """The certificate's bounds when none are named: what ``certpca certify`` runs by default
+    (:func:`certpca.certify.default_bounds`: by size, so exact and SDP bounds whenever the problem
+    is small enough for them to be cheap) less the support-specific ``pattern`` bound, which the
+    report cannot share between methods."""
+    return [n for n in default_bounds(problem, nonneg) if n != "pattern"]
 
 
 def applicable(names: Iterable[str], problem, nonneg: bool) -> list[str]:
@@ -164,11 +171,11 @@ __all__ = [
     "GENE_K",
     "GENE_METHOD",
     "GENE_SIZES",
-    "HEADLINE_BOUNDS",
     "N_INIT",
     "PATH_BOUNDS",
     "Plan",
     "applicable",
+    "headline_bounds",
     "choose_methods",
     "resolve",
 ]

@@ -12,7 +12,7 @@ import re
 import numpy as np
 
 from certpca.data import pixel_ids
-from certpca.report.saved import GeneSelection, MethodFit, Run
+from certpca.report.saved import GeneSelection, MethodFit, Run, Scores
 
 #: feature ids are written under the stems up to this many loadings (more would not be legible)
 MAX_TICK_LABELS = 60
@@ -21,6 +21,11 @@ CROWDED_TICKS = 25
 #: horizontal offset (in features) between the two selectors' points in the gene-selection figure
 DODGE = 1.2
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"]
+#: markers and dash patterns, so lines that coincide (methods that find the same component) stay distinguishable
+MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
+DASHES = ["-", "--", "-.", ":"]
+#: the smallest font of any figure (points; 9 px on screen is the legibility floor)
+SMALL_FONT = 7.5
 
 
 def mpl():
@@ -95,8 +100,10 @@ def path(run: Run) -> str | None:
                             label="certified band (OPT lies inside)")
             ax.plot(ks, upper, color="black", ls="--", lw=1, label="upper bound")
             for p in run.paths_of(band.nonneg):
+                i = methods.index(p.method)
                 ax.plot([q.k for q in p.points], np.array([q.value for q in p.points]) / lam1,
-                        marker="o", ms=3, lw=1.2, color=colour[p.method], label=p.method)
+                        marker=MARKERS[i % len(MARKERS)], ms=4 + (len(methods) - i), mfc="none",
+                        ls=DASHES[i % len(DASHES)], lw=1.2, color=colour[p.method], label=p.method)
             ax.axvline(run.settings.k, color="#888888", lw=0.8, ls=":")
             ax.set_xscale("log")
             ax.set_xlabel("cardinality k")
@@ -131,7 +138,7 @@ def loadings(run: Run, fit: MethodFit, name: str, max_labels: int = MAX_TICK_LAB
             ax.set_title(f"PC{j + 1}: {c['cardinality']} nonzero loadings by {fit.method}, largest |w| first")
             if w.size <= max_labels:
                 ax.set_xticks(x)
-                ax.set_xticklabels(ids, rotation=90, fontsize=6 if w.size > CROWDED_TICKS else 8)
+                ax.set_xticklabels(ids, rotation=90, fontsize=SMALL_FONT if w.size > CROWDED_TICKS else 8)
             else:
                 ax.set_xlabel(f"feature rank (ids of all {w.size} in the features table)")
             ax.set_xlim(-1, max(w.size, 1))
@@ -163,6 +170,39 @@ def _pixel_order(shape: list[int]) -> list[str]:
     return list(pixel_ids((int(shape[0]), int(shape[1]))))
 
 
+def scores(run: Run, sc: Scores, name: str) -> str:
+    """The samples on the sparse components beside ordinary PCA, coloured by class.
+
+    PC1 against PC2 (a strip of PC1 by class when there is one component), so a reader
+    sees at once whether the few selected features separate what all features separate.
+    """
+    matplotlib, plt = mpl()
+    classes = sorted(set(sc.labels)) if sc.labels is not None else [None]
+    labels = np.array(sc.labels if sc.labels is not None else [None] * len(sc.sample_ids), dtype=object)
+    with matplotlib.rc_context(STYLE):
+        fig, axes = plt.subplots(1, 2, figsize=(7.6, 3.3), squeeze=False)
+        panels = ((axes[0][0], sc.components, f"{'nonnegative ' if sc.nonneg else ''}sparse PCA ({sc.method}), "
+                   f"k = {run.settings.k}"), (axes[0][1], sc.pca, "ordinary PCA (all features)"))
+        for ax, cols, title in panels:
+            x = np.asarray(cols[0])
+            for i, cls in enumerate(classes):
+                mask = labels == cls
+                y = (np.asarray(cols[1])[mask] if len(cols) > 1
+                     else i + (np.arange(mask.sum()) % 7 - 3) * 0.05)   # a strip per class, jittered
+                ax.scatter(x[mask], y, s=14, marker=MARKERS[i % len(MARKERS)], color=PALETTE[i % len(PALETTE)],
+                           alpha=0.8, lw=0.5, label=cls if cls is not None else "samples")
+            ax.set_xlabel("PC1 score")
+            if len(cols) > 1:
+                ax.set_ylabel("PC2 score")
+            else:
+                ax.set_yticks(range(len(classes)), [str(c) for c in classes])
+            ax.set_title(title)
+        if sc.labels is not None:
+            axes[0][1].legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), title="class")
+        fig.tight_layout()
+    return to_svg(fig, name)
+
+
 def genes(run: Run) -> str | None:
     """Jaccard mean ± sd against the number of selected features (Sigg & Buhmann 2008, Fig. 4)."""
     g: GeneSelection | None = run.genes
@@ -184,12 +224,8 @@ def genes(run: Run) -> str | None:
         ax.set_xlabel("number of selected features")
         ax.set_ylabel(f"Jaccard (mean ± sd, {g.n_init} runs)")
         ax.set_ylim(0, 1)
-        ax.legend(loc="lower right")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))   # outside the axes: never over the data
         ax.set_title("k-means on selected features vs the known classes")
         fig.tight_layout()
     return to_svg(fig, "genes")
 
-
-# the names certpca/reproduce imported before they were public (certpca/reproduce/__init__.py, common.py)
-_mpl = mpl
-_STYLE = STYLE

@@ -32,10 +32,13 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from certpca import datasets
 from certpca.certify import REGISTRY as BOUNDS
 from certpca.certify import Certificate, certify_vector
 from certpca.components import fit_components
+from certpca.components.certificates import certify_components
 from certpca.data import Dataset
+from certpca.data.advice import preprocessing_advice
 from certpca.errors import InputError
 from certpca.messages import quiet
 from certpca.paths import fit_path
@@ -46,12 +49,12 @@ from certpca.report.options import (
     DEFAULT_PATH,
     GENE_K,
     GENE_SIZES,
-    HEADLINE_BOUNDS,
     N_INIT,
     PATH_BOUNDS,
     Plan,
     applicable,
     choose_methods,
+    headline_bounds,
     resolve,
 )
 from certpca.report.saved import (
@@ -63,6 +66,7 @@ from certpca.report.saved import (
     MethodPath,
     PathPoint,
     Run,
+    Scores,
     Settings,
 )
 from certpca.results import Fit
@@ -174,6 +178,9 @@ def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> Fitted:
             if nonneg and not SOLVERS[m].nonneg:
                 plan.skipped.setdefault(m, "cannot impose nonnegativity (plain sparse fit only)")
                 continue
+            if not nonneg and not SOLVERS[m].signed:
+                plan.skipped.setdefault(m, "finds nonnegative components only (nonnegative fit only)")
+                continue
             with quiet() as caught:
                 try:
                     fit = fit_components(problem, plan.k, n_components=plan.components, method=m,
@@ -187,8 +194,11 @@ def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> Fitted:
         if not mode_fits:
             continue
         best = max(mode_fits, key=lambda f: f.components[0].variance)
-        names = applicable(plan.head_bounds, problem, nonneg)
+        names = (headline_bounds(problem, nonneg) if plan.head_bounds is None
+                 else applicable(plan.head_bounds, problem, nonneg))
         shared = certify_vector(problem, best.components[0].weights, plan.k, nonneg, bounds=names)
+        later = certify_components(best, bounds=names, start=1) if plan.components > 1 else []
+        later_dicts = [None if c is None else c.to_dict() for c in later]
         out.bounds[nonneg] = names
         out.used_bounds |= {n for n in names if n not in shared.skipped}
         out.raw[nonneg] = mode_fits
@@ -196,7 +206,27 @@ def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> Fitted:
         for fit in mode_fits:
             cert = _certificate_for(shared, problem, fit.components[0].weights, nonneg)
             out.fits.append(MethodFit(method=fit.options["method"], nonneg=nonneg, fit=fit.to_dict(),
-                                      certificate=cert.to_dict()))
+                                      certificate=cert.to_dict(),
+                                      later_certificates=later_dicts if fit is best else []))
+    return out
+
+
+def sample_scores(ds: Dataset, problem: Problem, fitted: Fitted) -> list[Scores]:
+    """The samples on the best fit's components of each sign constraint and on ordinary PCA's first two
+    (prepared data times loadings, as R's prcomp ``x``); none for a covariance."""
+    if ds.is_covariance or ds.sample_ids is None:
+        return []
+    _, V = problem.eigh(2)
+    V = V * np.where(V[np.abs(V).argmax(axis=0), np.arange(V.shape[1])] < 0, -1.0, 1.0)  # largest entry > 0
+    X = ds.matrix
+    pca = (X @ V).T.tolist()
+    labels = None if ds.labels is None else [str(v) for v in ds.labels.reindex(ds.sample_ids)]
+    out = []
+    for nonneg, fits in fitted.raw.items():
+        best = max(fits, key=lambda f: f.components[0].variance)
+        W = np.column_stack([c.weights for c in best.components])
+        out.append(Scores(nonneg=nonneg, method=best.options["method"], sample_ids=[str(s) for s in ds.sample_ids],
+                          labels=labels, components=(X @ W).T.tolist(), pca=pca))
     return out
 
 
@@ -246,9 +276,13 @@ def path_and_band(problem: Problem, plan: Plan, fitted: Fitted, step) -> tuple[l
 
 
 # ------------------------------------------------------------- references
-def references(methods: Sequence[str], bounds: Sequence[str], *, band: bool, genes: bool) -> list[str]:
-    """The references of every method and bound that ran, of the band figure and of the evaluation, sorted."""
+def references(methods: Sequence[str], bounds: Sequence[str], *, band: bool, genes: bool,
+               source: str | None = None) -> list[str]:
+    """The references of every method and bound that ran, of the band figure, of the evaluation and of
+    a bundled data set (``source`` "bundled:NAME"; a user's file cites nothing), sorted."""
     cites = [SOLVERS[m].cite() for m in methods] + [BOUNDS[b].cite() for b in bounds]
+    if source and source.startswith("bundled:"):
+        cites.append(f"Data: {datasets.info(source.split(':', 1)[1])['source']}")
     if band:
         cites.append(SOLVERS[BAND_FIGURE_SOURCE].cite())
     if genes:
@@ -290,14 +324,14 @@ def compute_run(ds: Dataset, *, k: int, methods=None, nonneg_modes: Sequence[boo
                fits=fitted.fits, paths=paths, bands=bands, genes=gene,
                notes=sorted(set(fitted.notes + path_notes)),
                references=references([f.method for f in fitted.fits], sorted(fitted.used_bounds | band_bounds),
-                                     band=bool(bands), genes=gene is not None),
-               step_seconds=step.seconds, format=FORMAT)
+                                     band=bool(bands), genes=gene is not None, source=ds.source),
+               step_seconds=step.seconds, format=FORMAT, scores=sample_scores(ds, problem, fitted),
+               advice=preprocessing_advice(ds))
 
 
 __all__ = [
     "DEFAULT_METHODS",
     "FORMAT",
-    "HEADLINE_BOUNDS",
     "PATH_BOUNDS",
     "choose_methods",
     "compute_run",
@@ -306,5 +340,6 @@ __all__ = [
     "gene_selection_run",
     "path_and_band",
     "references",
+    "sample_scores",
     "versions",
 ]

@@ -112,6 +112,8 @@ class MethodFit(Saved):
     nonneg: bool
     fit: dict
     certificate: dict
+    #: certificates of components 2.. (each against the problem it solved; None: no nonzero loading)
+    later_certificates: list[dict | None] = field(default_factory=list)
 
     @property
     def components(self) -> list[dict]:
@@ -121,6 +123,18 @@ class MethodFit(Saved):
     def value(self) -> float:
         """Variance wᵀCw of the first component."""
         return self.fit["components"][0]["value"]
+
+
+@dataclass
+class Scores(Saved):
+    """The samples on the components of one sign constraint's best fit, and on ordinary PCA's first two."""
+
+    nonneg: bool
+    method: str
+    sample_ids: list[str]
+    labels: list[str] | None
+    components: list[list[float]]   # one list of N scores per component
+    pca: list[list[float]]          # PC1 and PC2 of ordinary PCA (fewer when the rank is lower)
 
 
 @dataclass
@@ -215,6 +229,8 @@ class Run(Saved):
     references: list[str]
     step_seconds: dict[str, float] = field(default_factory=dict)
     format: str = FORMAT
+    scores: list[Scores] = field(default_factory=list)
+    advice: list[str] = field(default_factory=list)   # preprocessing advice (raw intensities, counts, controls)
 
     def fits_of(self, nonneg: bool) -> list[MethodFit]:
         return [f for f in self.fits if f.nonneg == nonneg]
@@ -226,6 +242,9 @@ class Run(Saved):
 
     def band(self, nonneg: bool) -> Band | None:
         return next((b for b in self.bands if b.nonneg == nonneg), None)
+
+    def scores_of(self, nonneg: bool) -> Scores | None:
+        return next((s for s in self.scores if s.nonneg == nonneg), None)
 
     def paths_of(self, nonneg: bool) -> list[MethodPath]:
         return [p for p in self.paths if p.nonneg == nonneg]
@@ -258,6 +277,7 @@ __all__ = [
     "PathPoint",
     "Run",
     "Saved",
+    "Scores",
     "Settings",
     "is_run",
 ]

@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from certpca import text
+from certpca.data.advice import is_control
 from certpca.errors import InputError
 from certpca.io import Outputs
 from certpca.report.saved import Run, is_run
@@ -29,6 +30,11 @@ FORMATS = {
     "seconds": "{:.2f}",
     "int": "{:d}",
 }
+
+
+def proven(optimal: bool) -> str:
+    """A certificate's verdict in words: a proof, or the absence of one (never "not optimal")."""
+    return "proven optimal" if optimal else "not proven"
 
 
 def fmt(x, kind: str = "value") -> str:
@@ -145,12 +151,12 @@ def results_table(run: Run, nonneg: bool, timings: bool = False) -> Table | None
         if timings:
             dr["time (s)"] = fmt(r["seconds"], "seconds")
         dr.update({"upper bound": fmt(r["upper_bound"]), "certified": fmt(r["certified_fraction"], "percent"),
-                   "optimal": fmt(r["optimal"])})
+                   "optimality": proven(r["optimal"])})
         disp.append(dr)
     winner = fits[0].certificate["winner"]
     caption = (f"{mode_name(nonneg).capitalize()} PCA, k = {run.settings.k}: variance wᵀCw of the first component, "
                f"its share of the total variance and of λ1, and the certificate (upper bound on OPT from {winner}; "
-               "certified = variance / upper bound)")
+               "certified = variance / upper bound, a guaranteed fraction of the best possible)")
     return _table(f"results-{mode_slug(nonneg)}", caption, disp, raw)
 
 
@@ -211,12 +217,68 @@ def features_table(run: Run, nonneg: bool) -> Table | None:
         for rank, (fid, w) in enumerate(order, 1):
             found = [f.method for f in fits if fid in f.components[0]["loadings"]] if j == 0 else []
             raw.append({"component": j + 1, "rank": rank, "feature": fid, "loading": w,
-                        "first_component_of": ";".join(found)})
-            disp.append({"PC": fmt(j + 1, "int"), "rank": fmt(rank, "int"), "feature": fid,
-                         "loading": fmt(w, "loading"), "also selected by (PC1)": ", ".join(found)})
+                        "first_component_of": ";".join(found), "control": is_control(fid)})
+            disp.append({"PC": fmt(j + 1, "int"), "rank": fmt(rank, "int"),
+                         "feature": fid + (" (control)" if is_control(fid) else ""), "loading": fmt(w, "loading"),
+                         "methods": f"{len(found)}/{len(fits)}" if j == 0 else ""})
     caption = (f"Selected features of the {mode_name(nonneg)} fit by {best.method} (the best variance), by "
-               "decreasing |loading|; the last column lists the methods whose first component contains the feature")
+               f"decreasing |loading|; methods: how many of the {len(fits)} methods' first components contain "
+               "the feature (the CSV names them); (control): an Affymetrix control probe or ERCC spike-in")
     return _table(f"features-{mode_slug(nonneg)}", caption, disp, raw)
+
+
+def importance_table(run: Run, nonneg: bool) -> Table | None:
+    """R's ``summary.prcomp`` importance rows for every component of the best fit, with its certificate.
+
+    Standard deviation and proportion are of the variance each component adds beyond
+    the earlier ones (so non-orthogonal components are not counted twice); the
+    certificate of component j ≥ 2 is against the problem it solved (the covariance
+    deflated by the earlier components, or the unused features for disjoint supports).
+    """
+    best = run.best_fit(nonneg)
+    if best is None:
+        return None
+    certs = [best.certificate, *best.later_certificates]
+    cumulative = best.fit["cumulative_pev"]
+    disp, raw = [], []
+    for j, comp in enumerate(best.components):
+        cert = certs[j] if j < len(certs) else None
+        r = {"component": j + 1, "sdev": math.sqrt(max(comp["additional_variance"], 0.0)),
+             "proportion": comp["pev"], "cumulative": cumulative[j], "cardinality": comp["cardinality"],
+             "upper_bound": cert["upper_bound"] if cert else None,
+             "certified_fraction": cert["certified_fraction"] if cert else None,
+             "optimal": cert["optimal"] if cert else None}
+        raw.append(r)
+        disp.append({"": f"PC{j + 1}", "standard deviation": fmt(r["sdev"]),
+                     "proportion of variance": fmt(r["proportion"], "percent"),
+                     "cumulative proportion": fmt(r["cumulative"], "percent"),
+                     "cardinality": fmt(r["cardinality"], "int"),
+                     "certified": fmt(r["certified_fraction"], "percent") if cert else "–",
+                     "optimality": proven(r["optimal"]) if cert else "not certified"})
+    caption = (f"Importance of the {mode_name(nonneg)} components ({best.method}), as R's summary of prcomp, "
+               "with each component's certificate: standard deviation and proportion of the variance it adds "
+               "beyond the earlier components; component j ≥ 2 is certified on the problem it solved "
+               "(the covariance deflated by the earlier components)")
+    return _table(f"importance-{mode_slug(nonneg)}", caption, disp, raw)
+
+
+def scores_table(run: Run, nonneg: bool) -> Table | None:
+    """The samples' scores on the best fit's components and on ordinary PCA's first two (R's ``x``)."""
+    sc = run.scores_of(nonneg)
+    if sc is None:
+        return None
+    disp, raw = [], []
+    for i, sid in enumerate(sc.sample_ids):
+        r: dict = {"sample": sid}
+        if sc.labels is not None:
+            r["class"] = sc.labels[i]
+        r.update({f"PC{j + 1}": col[i] for j, col in enumerate(sc.components)})
+        r.update({f"PCA{j + 1}": col[i] for j, col in enumerate(sc.pca)})
+        raw.append(r)
+        disp.append({c: (v if isinstance(v, str) else fmt(v)) for c, v in r.items()})
+    caption = (f"Scores of the samples on the {mode_name(nonneg)} components ({sc.method}; PC1, PC2, ...) and on "
+               "ordinary PCA's first two (PCA1, PCA2): the prepared data times the loadings")
+    return _table(f"scores-{mode_slug(nonneg)}", caption, disp, raw)
 
 
 def genes_table(run: Run) -> Table | None:
@@ -289,7 +351,7 @@ def certificate_table(cert: dict, name: str = "certificate") -> Table:
                      "best": "✓" if b["name"] == cert["winner"] else ""})
     caption = (f"Certificate, k = {cert['k']}{', nonnegative' if cert['nonneg'] else ''}: value "
                f"{fmt(cert['value'])} ≤ OPT ≤ {fmt(cert['upper_bound'])}, certified "
-               f"{fmt(cert['certified_fraction'], 'percent')}{', optimal' if cert['optimal'] else ''}")
+               f"{fmt(cert['certified_fraction'], 'percent')}, {proven(cert['optimal'])}")
     return _table(name, caption, disp, raw)
 
 
@@ -301,7 +363,7 @@ def saved_path_table(obj: dict) -> Table:
                "explained": fmt(p["pev"], "percent"), "cardinality": fmt(p["cardinality"], "int")}
         if "upper_bound" in p:
             row.update({"upper bound": fmt(p["upper_bound"]), "certified": fmt(p["certified"], "percent"),
-                        "optimal": fmt(p["optimal"])})
+                        "optimality": proven(p["optimal"])})
         disp.append(row)
     caption = (f"{mode_name(obj['nonneg']).capitalize()} PCA path by {obj['method']} on {obj['data']['name']}"
                + (f"; certificates from {', '.join(obj['bounds'])}" if obj.get("bounds") else ""))
@@ -317,18 +379,19 @@ def report_tables(run: Run, timings: bool = False) -> list[Table]:
     """Every table of a report, in page order."""
     out: list[Table | None] = [data_table(run)]
     for nonneg in run.settings.nonneg:
-        out += [results_table(run, nonneg, timings), bounds_table(run, nonneg, timings), path_table(run, nonneg),
-                features_table(run, nonneg)]
+        out += [results_table(run, nonneg, timings), importance_table(run, nonneg), bounds_table(run, nonneg, timings),
+                path_table(run, nonneg), features_table(run, nonneg), scores_table(run, nonneg)]
     out += [genes_table(run), tests_table(run)]
     return [t for t in out if t is not None]
 
 
-def report_table_names(nonneg_modes: Iterable[bool], *, path: bool, genes: bool) -> list[str]:
+def report_table_names(nonneg_modes: Iterable[bool], *, path: bool, genes: bool, scores: bool) -> list[str]:
     """The names :func:`report_tables` may give, known before computing (so the files can be claimed)."""
     names = ["data"]
     for nonneg in nonneg_modes:
         slug = mode_slug(nonneg)
-        names += [f"results-{slug}", f"bounds-{slug}"] + ([f"path-{slug}"] if path else []) + [f"features-{slug}"]
+        names += ([f"results-{slug}", f"importance-{slug}", f"bounds-{slug}"] + ([f"path-{slug}"] if path else [])
+                  + [f"features-{slug}"] + ([f"scores-{slug}"] if scores else []))
     return names + (["genes", "genes-tests"] if genes else [])
 
 

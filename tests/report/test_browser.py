@@ -61,7 +61,7 @@ def test_opens_in_headless_chromium(page, tmp_path):
     assert dom.returncode == 0, dom.stderr[-2000:]
     for section in ("data", "results", "path", "loadings", "genes", "reproduce", "references"):
         assert f'<section id="{section}">' in dom.stdout
-    assert dom.stdout.count("<svg") == 5
+    assert dom.stdout.count("<svg") == 7
     log = dom.stderr
     assert "Uncaught" not in log and "ERROR:CONSOLE" not in log and ":CONSOLE(" not in log, log[-2000:]
     assert "net::ERR" not in log, log[-2000:]

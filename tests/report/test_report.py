@@ -69,12 +69,12 @@ def _json_of(argv, capsys):
 
 def test_sections_tables_and_svgs(report):
     html = report["html"]
-    for section in ("data", "results", "path", "loadings", "genes", "reproduce", "references"):
+    for section in ("data", "results", "samples", "path", "loadings", "genes", "glossary", "reproduce", "references"):
         assert f'<section id="{section}">' in html
     for table in ("data", "results-sparse", "results-nonneg", "bounds-sparse", "bounds-nonneg", "path-sparse",
                   "path-nonneg", "features-sparse", "features-nonneg", "genes", "genes-tests"):
         assert f'id="tab-{table}"' in html, table
-    assert html.count("<svg") == 5  # spectrum, path, two loadings, genes
+    assert html.count("<svg") == 7  # spectrum, path, two loadings, two score plots, genes
     assert html.count("<svg") == html.count("</svg>")
     assert "<script" not in html and "http://" not in html.split("<svg")[0]
     assert not re.search(r'(src|href)="(?!#)', html.replace('xmlns:xlink="http://www.w3.org/1999/xlink"', ""))
@@ -112,7 +112,7 @@ def test_numbers_equal_fit_and_certify_json(planted, report, capsys, tmp_path):
 def test_byte_identical_html_and_tables(planted, report):
     first = report["out"].read_bytes()
     tables = {p.name: p.read_bytes() for p in sorted(report["tables"].iterdir())}
-    assert len(tables) == 3 * 11
+    assert len(tables) == 3 * 15   # data, genes, genes-tests; results, importance, bounds, path, features, scores × 2
     assert main(_report_args(planted, report["out"], "--tables", str(report["tables"]), "--force")) == 0
     assert report["out"].read_bytes() == first
     assert {p.name: p.read_bytes() for p in sorted(report["tables"].iterdir())} == tables
@@ -197,5 +197,6 @@ def test_image_loadings_and_no_labels(tmp_path):
     run = compute_run(ds, k=4, methods="em,threshold", path="1:16:4", components=2, progress=False)
     html = render(run)
     assert "<image" in html or "data:image/png" in html      # imshow in SVG is an embedded PNG
-    assert "4 × 4 images" in html and "Not run: the data carry no class labels" in html
+    assert "4 × 4 images" in html and '<section id="genes">' not in html   # no labels: the section is left out
+    assert 'id="tab-importance-sparse"' in html and "PC2" in html          # two components: importance shown
     assert render(run) == html
