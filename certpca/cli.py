@@ -22,6 +22,7 @@ from threadpoolctl import threadpool_limits
 from .certify import REGISTRY as BOUNDS
 from .certify import certify_vector, parse_bounds
 from .components import fit_components
+from .data.advice import preprocessing_advice
 from .datasets import table as datasets_table
 from .errors import InputError
 from .io import Outputs, load
@@ -35,8 +36,8 @@ from .version import __version__
 
 #: The flag of each library parameter, so a library message can speak the CLI's words.
 FLAGS = {
-    "k": "--k", "ks": "--k", "n_components": "--components", "components": "--components", "method": "--method",
-    "deflation": "--deflation",
+    "k": "--k", "ks": "--k", "n_components": "--components", "components": "--components", "gene_k": "--gene-k",
+    "method": "--method", "deflation": "--deflation",
     "min_angle": "--min-angle", "seed": "--seed", "restarts": "--restarts", "bounds": "--bounds",
     "budget": "--budget", "tol": "--tol", "threads": "--threads", "labels": "--labels", "na": "--na",
     "log2": "--log2", "nonneg": "--nonneg", "transpose": "--transpose", "covariance": "--covariance",
@@ -145,6 +146,13 @@ def _load(args):
                 center=args.center, scale=args.scale, log2=args.log2)
 
 
+def _data_lines(ds) -> None:
+    """The start of every terminal summary: the data's shape and preprocessing, then any advice."""
+    print(f"Data: {ds.summary_line()}")
+    for note in preprocessing_advice(ds):
+        print(f"Note: {note}")
+
+
 def _cmd_fit(args) -> int:
     outputs = Outputs(force=args.force, inputs=[args.data])
     if args.out is not None:
@@ -163,6 +171,7 @@ def _cmd_fit(args) -> int:
     if args.json:
         print(json.dumps(fit.to_dict(), allow_nan=False))
     else:
+        _data_lines(ds)
         print(fit)
         print()
         for i, comp in enumerate(fit.components):
@@ -240,7 +249,8 @@ def _cmd_certify(args) -> int:
                     "support": [str(f) for f in problem.feature_ids[w != 0]]})
         print(json.dumps(out, allow_nan=False))
     else:
-        print(f"Data: {ds.name} ({problem.dim} features); vector: {source}, {int(np.count_nonzero(w))} nonzeros")
+        _data_lines(ds)
+        print(f"Vector: {source}, {int(np.count_nonzero(w))} nonzeros")
         print(cert)
     return 0
 
@@ -266,7 +276,8 @@ def _cmd_path(args) -> int:
                           "points": table.to_dict(orient="records")}, allow_nan=False))
     else:
         kind = "Nonnegative sparse" if args.nonneg else "Sparse"
-        print(f"{kind} PCA path by {args.method} on {ds.name} ({problem.dim} features); "
+        _data_lines(ds)
+        print(f"{kind} PCA path by {args.method}; "
               f"of_lambda1 = variance / λ1, pev = variance / total variance")
         print(table.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
     return 0

@@ -5,7 +5,8 @@
 - :mod:`.prepare`: :func:`prepare` (log floor, centring, scaling) and class labels.
 """
 from .dataset import Dataset, pixel_ids
-from .prepare import prepare, read_labels, with_labels
+from .prepare import clustering_classes, prepare, read_labels, with_labels
 from .readers import NA_OPTIONS, read
 
-__all__ = ["Dataset", "NA_OPTIONS", "pixel_ids", "prepare", "read", "read_labels", "with_labels"]
+__all__ = ["Dataset", "NA_OPTIONS", "clustering_classes", "pixel_ids", "prepare", "read", "read_labels",
+           "with_labels"]

@@ -16,6 +16,9 @@ from .dataset import Dataset
 
 #: Affymetrix control probe sets and ERCC spike-ins: not genes, worth flagging when they are selected
 CONTROL_IDS = re.compile(r"^(AFFX[-_]|ERCC[-_])", re.IGNORECASE)
+#: ids of expression features (probe sets, Ensembl genes, spike-ins) and of samples (GEO, TCGA, "sample 3")
+FEATURE_LIKE = re.compile(r"^(AFFX[-_]|ERCC[-_]|ENS[A-Z]*G\d{6}|\d+(_[a-z])?_at$|[A-Za-z0-9.-]+_(s_|x_|i_|g_|f_)?at$)")
+SAMPLE_LIKE = re.compile(r"^(GSM\d+|TCGA-|sample[ _-]?\d+|patient[ _-]?\d+|s\d+$)", re.IGNORECASE)
 #: a largest value this many times the median of the positive values reads as an unlogged scale
 RAW_RATIO = 50.0
 #: below this largest value, data are on a log (or otherwise compressed) scale already
@@ -39,10 +42,29 @@ def raw_values(ds: Dataset) -> np.ndarray | None:
     return X
 
 
+def orientation_warning(ds: Dataset) -> str | None:
+    """A sentence when the table looks transposed: most sample ids look like feature ids, or most
+    feature ids like sample ids (``--transpose`` reads a features × samples table)."""
+    if ds.is_covariance or ds.sample_ids is None:
+        return None
+    def share(ids, pattern):
+        return sum(bool(pattern.match(str(i))) for i in ids) / max(len(ids), 1)
+    if share(ds.sample_ids, FEATURE_LIKE) > 0.5:
+        return (f"the sample ids look like feature ids (e.g. {ds.sample_ids[0]}): is the table features × "
+                "samples? Then give --transpose")
+    if share(ds.feature_ids, SAMPLE_LIKE) > 0.5:
+        return (f"the feature ids look like sample ids (e.g. {ds.feature_ids[0]}): is the table features × "
+                "samples? Then give --transpose")
+    return None
+
+
 def preprocessing_advice(ds: Dataset) -> list[str]:
-    """Sentences of advice on the scale of ``ds`` (empty when nothing looks amiss)."""
+    """Sentences of advice on the orientation and scale of ``ds`` (empty when nothing looks amiss)."""
     X = raw_values(ds)
     advice: list[str] = []
+    turned = orientation_warning(ds)
+    if turned:
+        advice.append(turned)
     if X is not None and X.size:
         top = float(X.max())
         positive = X[X > 0]
@@ -65,4 +87,5 @@ def preprocessing_advice(ds: Dataset) -> list[str]:
     return advice
 
 
-__all__ = ["CONTROL_IDS", "is_control", "preprocessing_advice", "raw_values"]
+__all__ = ["CONTROL_IDS", "FEATURE_LIKE", "SAMPLE_LIKE", "is_control", "orientation_warning", "preprocessing_advice",
+           "raw_values"]

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from certpca import text
 from certpca.errors import InputError
 from certpca.problem import Problem
 
@@ -64,6 +65,12 @@ class Dataset:
         return {"name": self.name, "source": self.source, "n_samples": self.n_samples,
                 "n_features": self.n_features, "is_covariance": self.is_covariance,
                 "labelled": self.labels is not None, "preprocessing": dict(self.preprocessing)}
+
+    def summary_line(self) -> str:
+        """What every terminal summary starts with, e.g. ``leukemia: 72 samples × 12582 features, centred``."""
+        shape = (f"covariance of {self.n_features} features" if self.is_covariance
+                 else f"{self.n_samples} samples × {self.n_features} features")
+        return f"{self.name}: {shape}, {text.describe_preprocessing(self.preprocessing)}"
 
     def __repr__(self) -> str:
         kind = "covariance" if self.is_covariance else "samples × features"

@@ -94,7 +94,30 @@ def read_labels(path: str | Path) -> pd.Series:
         raise InputError(f"labels file {path.name} needs two columns (sample,label); it has {frame.shape[1]}")
     ids = [s.strip() for s in frame.iloc[:, 0]]
     check_unique_ids(ids, "sample ids in the labels file", "give one label per sample")
-    return pd.Series(frame.iloc[:, 1].str.strip().to_numpy(), index=pd.Index(ids), name="label")
+    labels = pd.Series(frame.iloc[:, 1].str.strip().to_numpy(), index=pd.Index(ids), name="label")
+    check_labels(labels, f"labels file {path.name}")
+    return labels
+
+
+def check_labels(labels: pd.Series, where: str) -> None:
+    """No empty label: an empty cell would silently become a class of its own."""
+    empty = labels.index[labels.isna() | (labels.astype(str).str.strip() == "")]
+    if len(empty):
+        raise InputError(f"{where} has an empty label for {len(empty)} sample(s) ({some_ids(empty)}); "
+                         "fill them in or remove those samples")
+
+
+def clustering_classes(labels) -> str | None:
+    """Why ``labels`` cannot score a clustering (None when they can): the Jaccard of k-means
+    against the classes needs at least two classes with at least two samples each."""
+    counts = pd.Series(labels).astype(str).value_counts()
+    if counts.size < 2:
+        return f"the labels have {counts.size} class ({', '.join(counts.index)}); it needs at least two"
+    small = counts[counts < 2]
+    if small.size:
+        return (f"class(es) {', '.join(small.index[:5])} have a single sample; "
+                "each class needs at least two")
+    return None
 
 
 def with_labels(ds: Dataset, labels: pd.Series) -> Dataset:
@@ -106,4 +129,6 @@ def with_labels(ds: Dataset, labels: pd.Series) -> Dataset:
         raise InputError(
             f"labels missing for {len(missing)} sample ids ({some_ids(missing)}); add them to the labels file"
         )
-    return replace(ds, labels=labels.reindex(ds.sample_ids).rename("label"))
+    labels = labels.reindex(ds.sample_ids).rename("label")
+    check_labels(labels, "the labels")
+    return replace(ds, labels=labels)

@@ -11,8 +11,10 @@ from certpca.errors import InputError
 from certpca.io import Outputs, load
 from certpca.report.api import report
 from certpca.report.genes import gene_selection_run
+from certpca.report.options import GENE_K
 from certpca.report.saved import Run
 from certpca.report.tables import fmt, mode_name, proven, table_files, tables_for
+from certpca.validation import check_cardinality
 
 
 def add_commands(sub, data_options) -> None:
@@ -42,8 +44,9 @@ def add_commands(sub, data_options) -> None:
     rep.add_argument("--gene-sizes", default="10,20,30,40,50,60,70,80,100,120,150,200", metavar="N,...",
                      help="subset sizes of the gene-selection evaluation (or FROM:TO:STEP; default 10,20,...,80,"
                           "100,120,150,200)")
-    rep.add_argument("--gene-k", type=int, default=70, metavar="N",
-                     help="size at which the component is tested against the full data (default 70)")
+    rep.add_argument("--gene-k", type=int, default=None, metavar="N",
+                     help="size at which the component is tested against the full data (default 70, or every "
+                          "feature when there are fewer)")
     rep.add_argument("--no-genes", dest="genes", action="store_false", default=None,
                      help="skip the gene-selection evaluation even when labels are known")
     rep.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
@@ -60,7 +63,8 @@ def add_commands(sub, data_options) -> None:
                          description="Sigg & Buhmann (2008, §5.3): k-means Jaccard of the support of the first "
                                      "nonnegative sparse component, of the CE ranking and of the full data.")
     _labels(gen)
-    gen.add_argument("--k", type=int, default=70, help="number of selected features to test (default 70)")
+    gen.add_argument("--k", type=int, default=None,
+                     help="number of selected features to test (default 70, or every feature when there are fewer)")
     gen.add_argument("--sizes", default="10,20,30,40,50,60,70,80,100,120,150,200", metavar="N,...",
                      help="sizes along the warm-started path, as in the report (or FROM:TO:STEP; --k is added)")
     gen.add_argument("--method", default="em", help="solver of the nonnegative component (default em)")
@@ -139,11 +143,12 @@ def _cmd_report(args) -> int:
     if args.json:
         print(run.to_json())
     else:
-        _summary(run, args)
+        _summary(run, ds, args)
     return 0
 
 
-def _summary(run: Run, args) -> None:
+def _summary(run: Run, ds: Dataset, args) -> None:
+    print(f"Data: {ds.summary_line()}")
     for nonneg in run.settings.nonneg:
         best = run.best_fit(nonneg)
         if best:
@@ -154,7 +159,7 @@ def _summary(run: Run, args) -> None:
     if run.genes:
         print("Gene selection: " + run.genes.conclusion)
     for advice in run.advice:
-        print(f"Note on the data: {advice}", file=sys.stderr)
+        print(f"Note: {advice}")
     print(f"Report written to {args.output}" + (f"; tables in {args.tables}" if args.tables else ""))
 
 
@@ -164,10 +169,9 @@ def _cmd_genes(args) -> int:
     ds = load_data(args)
     if ds.labels is None:
         raise InputError(f"{ds.name} has no class labels; give --labels FILE|COLUMN")
-    if not 1 <= args.k <= ds.n_features:
-        raise InputError(f"--k {args.k} is out of range; choose 1 to {ds.n_features}")
+    k = min(GENE_K, ds.n_features) if args.k is None else check_cardinality(args.k, ds.n_features, "k")
     sizes = _sizes(args.sizes, ds.n_features) if args.sizes else []
-    g = gene_selection_run(ds, sizes=sizes, featured=args.k, method=args.method, n_init=args.n_init,
+    g = gene_selection_run(ds, sizes=sizes, featured=k, method=args.method, n_init=args.n_init,
                            seed=args.seed)
     if args.json:
         print(g.to_json())

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from certpca.data import Dataset
+from certpca.data import Dataset, clustering_classes
 from certpca.errors import InputError
 from certpca.messages import quiet
 from certpca.paths import fit_path
@@ -41,6 +41,9 @@ def gene_selection_run(ds: Dataset, *, sizes: Sequence[int] = GENE_SIZES, featur
 
     if ds.labels is None or ds.is_covariance:
         raise InputError("gene selection needs labelled samples x features data; give --labels FILE|COLUMN")
+    why = clustering_classes(ds.labels)
+    if why:
+        raise InputError(f"gene selection cannot score clusterings: {why}")
     dim = ds.n_features
     sizes = sorted({min(int(s), dim) for s in [*sizes, featured] if int(s) >= 1})
     featured = min(int(featured), dim)

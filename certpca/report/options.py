@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from certpca.certify import REGISTRY as BOUNDS
 from certpca.certify import default_bounds, parse_bounds
-from certpca.data import Dataset
+from certpca.data import Dataset, clustering_classes
 from certpca.errors import InputError
 from certpca.solvers import REGISTRY as SOLVERS
 from certpca.validation import check_cardinality, parse_grid
@@ -65,6 +65,7 @@ class Plan:
     gene_k: int = GENE_K
     n_init: int = N_INIT
     command: str = ""
+    notes: list[str] = field(default_factory=list)   # what the data ruled out and why, for the page and terminal
     cert_bounds: dict[bool, list[str]] = field(default_factory=dict)   # filled per mode when certifying
 
 
@@ -120,7 +121,7 @@ def _path_methods(chosen: list[str], path_methods: str | Iterable[str] | None) -
 def resolve(ds: Dataset, *, k: int, methods=None, nonneg_modes: Sequence[bool] = (False, True),
             components: int = 1, path: str | None = DEFAULT_PATH, path_methods=None,
             seed: int = 0, bounds=None, path_bounds=None, genes: bool | None = None,
-            gene_sizes: Sequence[int] = GENE_SIZES, gene_k: int = GENE_K, n_init: int = N_INIT,
+            gene_sizes: Sequence[int] = GENE_SIZES, gene_k: int | None = None, n_init: int = N_INIT,
             command: str = "") -> Plan:
     """Check every option against the data and return the :class:`Plan`; raise InputError naming the fix."""
     problem = ds.problem()
@@ -143,12 +144,21 @@ def resolve(ds: Dataset, *, k: int, methods=None, nonneg_modes: Sequence[bool] =
                          "bound cannot be used; certify one vector with 'certpca certify --bounds pattern'")
     labelled = ds.labels is not None and not ds.is_covariance
     want_genes = labelled if genes is None else bool(genes)
+    notes = []
     if want_genes and not labelled:
         raise InputError("gene selection needs class labels; give --labels FILE|COLUMN")
+    why = clustering_classes(ds.labels) if want_genes else None
+    if why and genes:
+        raise InputError(f"gene selection cannot score clusterings: {why}")
+    if why:
+        want_genes = False
+        notes.append(f"gene selection not run: {why}")
+    # the default size is Sigg & Buhmann's 70 genes, or every feature of smaller data; a size asked for must fit
+    gene_k = min(GENE_K, problem.dim) if gene_k is None else check_cardinality(gene_k, problem.dim, "gene_k")
     return Plan(k=k, nonneg_modes=modes, methods=chosen, skipped=skipped, components=components, seed=seed,
                 ks=ks, on_path=on_path, path_skipped=path_skipped, head_bounds=head_bounds,
                 band_bounds=band_bounds, genes=want_genes, gene_sizes=gene_sizes, gene_k=gene_k,
-                n_init=n_init, command=command)
+                n_init=n_init, command=command, notes=notes)
 
 
 def headline_bounds(problem, nonneg: bool) -> list[str]:

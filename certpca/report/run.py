@@ -47,7 +47,6 @@ from certpca.report.genes import GENE_REFS, gene_selection_run
 from certpca.report.options import (
     DEFAULT_METHODS,
     DEFAULT_PATH,
-    GENE_K,
     GENE_SIZES,
     N_INIT,
     PATH_BOUNDS,
@@ -69,7 +68,7 @@ from certpca.report.saved import (
     Scores,
     Settings,
 )
-from certpca.results import Fit
+from certpca.results import Component, Fit
 from certpca.solvers import REGISTRY as SOLVERS
 from certpca.version import __version__
 
@@ -166,7 +165,30 @@ class Fitted:
     raw: dict[bool, list[Fit]] = field(default_factory=dict)      # the Fit objects per sign constraint
     bounds: dict[bool, list[str]] = field(default_factory=dict)   # certificate bounds per sign constraint
     used_bounds: set[str] = field(default_factory=set)            # bounds computed (not skipped)
+    shared: dict[bool, Certificate] = field(default_factory=dict)  # the vector-independent bounds per constraint
     notes: list[str] = field(default_factory=list)
+
+    def adopt_if_better(self, problem: Problem, comp: Component, plan: Plan) -> None:
+        """Add the path's component at k as a fit of its own (``METHOD (path)``) when it beats every fit
+        at k, so the headline certifies the best vector the run saw; certified with the shared bounds."""
+        nonneg = comp.nonneg
+        best = max((f.value for f in self.fits if f.nonneg == nonneg), default=float("-inf"))
+        if comp.k != plan.k or nonneg not in self.shared or not comp.variance > best * (1 + 1e-12):
+            return
+        if plan.components > 1:   # a single path vector cannot stand in for several components
+            self.notes.append(f"{comp.method}'s warm-started path found a better first component at k = {plan.k} "
+                              f"({comp.variance:.6g} > {best:.6g}) than the {plan.components}-component fits")
+            return
+        fit = Fit(components=[comp], additional_variance=np.array([comp.variance]), total_variance=problem.trace,
+                  eigenvalues=problem.eigenvalues()[:1], data={}, seconds=comp.seconds, problem=problem,
+                  options={"method": comp.method, "k": plan.k, "nonneg": nonneg, "n_components": 1,
+                           "deflation": "projection", "seed": plan.seed, "source": "warm-started path"})
+        cert = _certificate_for(self.shared[nonneg], problem, comp.weights, nonneg)
+        self.fits.append(MethodFit(method=f"{comp.method} (path)", nonneg=nonneg, fit=fit.to_dict(),
+                                   certificate=cert.to_dict()))
+        self.notes.append(f"{comp.method}'s warm-started path found a better {'nonnegative ' if nonneg else ''}"
+                          f"component at k = {plan.k} ({comp.variance:.6g} > {best:.6g}); the results list it "
+                          f"as '{comp.method} (path)' and the headline certifies it")
 
 
 def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> Fitted:
@@ -200,6 +222,7 @@ def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> Fitted:
         later = certify_components(best, bounds=names, start=1) if plan.components > 1 else []
         later_dicts = [None if c is None else c.to_dict() for c in later]
         out.bounds[nonneg] = names
+        out.shared[nonneg] = shared
         out.used_bounds |= {n for n in names if n not in shared.skipped}
         out.raw[nonneg] = mode_fits
         step(f"certify k={plan.k}{_suffix(nonneg)}")
@@ -211,7 +234,7 @@ def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> Fitted:
     return out
 
 
-def sample_scores(ds: Dataset, problem: Problem, fitted: Fitted) -> list[Scores]:
+def sample_scores(ds: Dataset, problem: Problem, fits: list[MethodFit]) -> list[Scores]:
     """The samples on the best fit's components of each sign constraint and on ordinary PCA's first two
     (prepared data times loadings, as R's prcomp ``x``); none for a covariance."""
     if ds.is_covariance or ds.sample_ids is None:
@@ -222,10 +245,14 @@ def sample_scores(ds: Dataset, problem: Problem, fitted: Fitted) -> list[Scores]
     pca = (X @ V).T.tolist()
     labels = None if ds.labels is None else [str(v) for v in ds.labels.reindex(ds.sample_ids)]
     out = []
-    for nonneg, fits in fitted.raw.items():
-        best = max(fits, key=lambda f: f.components[0].variance)
-        W = np.column_stack([c.weights for c in best.components])
-        out.append(Scores(nonneg=nonneg, method=best.options["method"], sample_ids=[str(s) for s in ds.sample_ids],
+    position = {f: i for i, f in enumerate(ds.feature_ids)}
+    for nonneg in sorted({f.nonneg for f in fits}):
+        best = max((f for f in fits if f.nonneg == nonneg), key=lambda f: f.value)
+        W = np.zeros((ds.n_features, len(best.components)))
+        for j, comp in enumerate(best.components):
+            for fid, w in comp["loadings"].items():
+                W[position[fid], j] = w
+        out.append(Scores(nonneg=nonneg, method=best.method, sample_ids=[str(s) for s in ds.sample_ids],
                           labels=labels, components=(X @ W).T.tolist(), pca=pca))
     return out
 
@@ -261,6 +288,8 @@ def path_and_band(problem: Problem, plan: Plan, fitted: Fitted, step) -> tuple[l
             for c in comps:
                 by_k[c.k].append(c)
             step(f"path {m}{_suffix(nonneg)}")
+        if by_k.get(plan.k):
+            fitted.adopt_if_better(problem, max(by_k[plan.k], key=lambda c: c.variance), plan)
         points = []
         for kk in plan.ks:
             top = max(by_k[kk], key=lambda c: c.variance)
@@ -295,7 +324,7 @@ def references(methods: Sequence[str], bounds: Sequence[str], *, band: bool, gen
 def compute_run(ds: Dataset, *, k: int, methods=None, nonneg_modes: Sequence[bool] = (False, True),
                 components: int = 1, path: str | None = DEFAULT_PATH, path_methods=None,
                 seed: int = 0, bounds=None, path_bounds=None, genes: bool | None = None,
-                gene_sizes: Sequence[int] = GENE_SIZES, gene_k: int = GENE_K, n_init: int = N_INIT,
+                gene_sizes: Sequence[int] = GENE_SIZES, gene_k: int | None = None, n_init: int = N_INIT,
                 command: str = "", progress: bool | None = None) -> Run:
     """Fits, certificates, path, band and gene selection for ``ds`` at cardinality ``k``."""
     plan = resolve(ds, k=k, methods=methods, nonneg_modes=nonneg_modes, components=components, path=path,
@@ -315,6 +344,7 @@ def compute_run(ds: Dataset, *, k: int, methods=None, nonneg_modes: Sequence[boo
     finally:
         step.close()
     band_bounds = {n for b in bands for n in b.bounds}
+    methods_run = sorted({f.fit["options"]["method"] for f in fitted.fits})
     settings = Settings(k=plan.k, nonneg=plan.nonneg_modes, methods=plan.methods, components=plan.components,
                         seed=plan.seed, path=plan.ks, path_methods=plan.on_path,
                         bounds={("nonneg" if nn else "sparse"): v for nn, v in fitted.bounds.items()},
@@ -323,10 +353,10 @@ def compute_run(ds: Dataset, *, k: int, methods=None, nonneg_modes: Sequence[boo
                methods_skipped=dict(sorted(plan.skipped.items())), path_skipped=plan.path_skipped,
                fits=fitted.fits, paths=paths, bands=bands, genes=gene,
                notes=sorted(set(fitted.notes + path_notes)),
-               references=references([f.method for f in fitted.fits], sorted(fitted.used_bounds | band_bounds),
+               references=references(methods_run, sorted(fitted.used_bounds | band_bounds),
                                      band=bool(bands), genes=gene is not None, source=ds.source),
-               step_seconds=step.seconds, format=FORMAT, scores=sample_scores(ds, problem, fitted),
-               advice=preprocessing_advice(ds))
+               step_seconds=step.seconds, format=FORMAT, scores=sample_scores(ds, problem, fitted.fits),
+               advice=preprocessing_advice(ds) + plan.notes)
 
 
 __all__ = [
