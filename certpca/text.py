@@ -53,6 +53,8 @@ def describe_preprocessing(p: dict) -> str:
         steps.append("centred")
     if p.get("scale"):
         steps.append("scaled to unit variance")
+    if p.get("unit_exponent"):
+        steps.append(f"divided by 2^{p['unit_exponent']}")
     if p.get("dropped_constant"):
         steps.append(f"{len(p['dropped_constant'])} constant column(s) dropped")
     return ", ".join(steps) if steps else "no preprocessing"

@@ -108,3 +108,23 @@ def test_a_users_table_with_ids_like_samples_as_features_is_noticed():
     ds = prepare(Dataset("t", X, pd.Index([f"GSM{100 + j}" for j in range(12)]),
                          pd.Index([f"p{i}" for i in range(5)]), None))
     assert "feature ids look like sample ids" in orientation_warning(ds)
+
+
+@pytest.mark.parametrize("power", [300, -300])
+def test_extreme_magnitudes_are_worked_in_safe_units_and_say_so(tmp_path, power):
+    X = np.random.default_rng(4).normal(size=(15, 6))
+    for name, factor in (("plain", 1.0), ("scaled", 10.0**power)):
+        (tmp_path / f"{name}.csv").write_text(
+            "sample," + ",".join(f"g{j}" for j in range(6)) + "\n"
+            + "".join(f"s{i}," + ",".join(repr(float(v * factor)) for v in r) + "\n" for i, r in enumerate(X)))
+    values = {}
+    for name in ("plain", "scaled"):
+        code, out, err = _run(["certify", tmp_path / f"{name}.csv", "--k", "3", "--json"])
+        assert code == 0, err
+        values[name] = json.loads(out)["value"]
+    code, out, err = _run(["fit", tmp_path / "scaled.csv", "--k", "3"])
+    exponent = int(out.splitlines()[0].rsplit("divided by 2^", 1)[1])
+    assert code == 0 and "were divided by 2^" in err
+    # variance(scaled) · 4^e = variance(plain) · 10^(2·power), compared on the log scale
+    lhs = np.log(values["scaled"]) + 2 * exponent * np.log(2.0)
+    assert lhs == pytest.approx(np.log(values["plain"]) + 2 * power * np.log(10.0), rel=1e-9)

@@ -39,10 +39,30 @@ def prepare(ds: Dataset, *, center: bool = True, scale: bool = False, log2: floa
     if scale:
         sds = pd.Series(X.std(axis=0, ddof=1), index=feature_ids, name="scale")
         X = X / sds.to_numpy()
+    X, exponent = _safe_units(X)
     dropped = [str(f) for f in ds.feature_ids[~keep]]
     steps = {"center": center, "scale": scale, "log2_floor": log2, "dropped_constant": dropped}
+    if exponent:
+        steps["unit_exponent"] = exponent
     return replace(ds, matrix=X, feature_ids=feature_ids, preprocessing={**ds.preprocessing, **steps},
                    center=means, scale=sds)
+
+
+#: beyond these magnitudes, sums of squares of the values (N·D products) leave the floating-point range
+SAFE_MAX, SAFE_MIN = 2.0**300, 2.0**-300
+
+
+def _safe_units(X: np.ndarray) -> tuple[np.ndarray, int]:
+    """X divided by 2^e (exact in binary floating point) when its magnitude would overflow or underflow
+    in a covariance product, with e; e = 0 and X itself otherwise.  The warning says how to convert."""
+    top = float(np.max(np.abs(X))) if X.size else 0.0
+    if top == 0.0 or SAFE_MIN <= top <= SAFE_MAX:
+        return X, 0
+    exponent = int(np.round(np.log2(top)))
+    warnings.warn(f"values as {'large' if top > 1 else 'small'} as {top:.3g} were divided by 2^{exponent} so "
+                  f"that products stay finite; variances are in these units (multiply by 4^{exponent} for the "
+                  "original ones)", stacklevel=3)
+    return np.ldexp(X, -exponent), exponent
 
 
 def _keep_nonconstant(feature_ids: pd.Index, varies: np.ndarray, scale: bool) -> np.ndarray:
