@@ -62,7 +62,8 @@ def solve(problem: Problem, k: int, *, method: str = "em", nonneg: bool = False,
     ``nonneg``); ``Component.status`` says which (:mod:`certpca.status`) and fewer
     than k that the data do not explain is also a warning.  Unknown options are an
     InputError.  The result is never below :func:`floor` (the best single feature,
-    thresholded PC1) unless an explicit option of the method fixes its sparsity.
+    thresholded PC1) unless an explicit option of the method fixes its sparsity or
+    ``renormalize_support`` is False.
     """
     solver = check_method(method, nonneg, options)
     k = check_cardinality(k, problem.dim, "k")
@@ -96,7 +97,9 @@ def solve(problem: Problem, k: int, *, method: str = "em", nonneg: bool = False,
 
     value, w, run = best
     extras = dict(run.extras)
-    if solver.sparse and not options:   # an explicit option (e.g. GPower's γ) fixes the sparsity: respected
+    # an explicit option (e.g. GPower's γ) fixes the sparsity, and renormalize_support=False asks for the
+    # algorithm's own weights (the floor is a refitted vector): both are respected
+    if solver.sparse and not options and renormalize_support:
         floor_value, floor_w, floor_name = floor(problem, k, nonneg)
         if floor_value > value:
             value, w = floor_value, floor_w
