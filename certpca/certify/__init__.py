@@ -8,6 +8,7 @@ OPT(k, nonneg) = max wᵀCw over unit w with ‖w‖₀ ≤ k (and w ≥ 0).  Mo
 * :mod:`~certpca.certify.duals` — dABE, DSPCA dual, DNN dual, the pattern certificate;
 * :mod:`~certpca.certify.lowrank` — the spannogram bound and the rank-d split;
 * :mod:`~certpca.certify.relax` — the SDP relaxations (cvxpy proposes, numpy certifies);
+* :mod:`~certpca.certify.threshold` — threshold C, split into connected components;
 * :mod:`~certpca.certify.exact` — branch and bound over supports;
 * :mod:`~certpca.certify.registry` — REGISTRY, the names of all bounds;
 * :mod:`~certpca.certify.certificate` — certify a vector with the registered bounds.
@@ -39,6 +40,7 @@ from certpca.certify.spectral import (
     perron_bound,
     trace_bound,
 )
+from certpca.certify.threshold import threshold_bound
 from certpca.errors import InputError
 from certpca.results import Component, Fit
 
@@ -99,5 +101,6 @@ __all__ = [
     "perron_bound",
     "spannogram_bound",
     "split_bound",
+    "threshold_bound",
     "trace_bound",
 ]

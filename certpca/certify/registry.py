@@ -6,12 +6,13 @@ beside its bound's code and carries its cost class, description and citation.
 """
 from __future__ import annotations
 
-from certpca.certify import duals, exact, lowrank, relax, spectral
+from certpca.certify import duals, exact, lowrank, relax, spectral, threshold
 from certpca.certify.spec import BoundSpec
 from certpca.errors import InputError
 
 REGISTRY: dict[str, BoundSpec] = {
-    s.name: s for s in [*spectral.SPECS, *duals.SPECS, *lowrank.SPECS, *relax.SPECS, *exact.SPECS]
+    s.name: s for s in sorted([*spectral.SPECS, *duals.SPECS, *lowrank.SPECS, *threshold.SPECS,
+                               *relax.SPECS, *exact.SPECS], key=lambda s: s.cost)  # stable: cheapest first
 }
 
 

@@ -17,6 +17,7 @@ from certpca.certify import (
     perron_bound,
     spannogram_bound,
     split_bound,
+    threshold_bound,
     trace_bound,
 )
 from certpca.certify.exact import exact
@@ -25,7 +26,8 @@ from tests.brute import brute_force, random_psd
 
 FAMILIES = ["wishart", "spiked", "lowrank", "posfactor"]
 CHEAP = [lambda1_bound, trace_bound, gershgorin_bound, perron_bound, dabe_bound,
-         dspca_dual_bound, dnn_dual_bound, pattern_bound, spannogram_bound, split_bound]
+         dspca_dual_bound, dnn_dual_bound, pattern_bound, spannogram_bound, split_bound,
+         threshold_bound]
 
 
 def _instances(n, seed):
