@@ -216,7 +216,7 @@ def exact_bound(problem, k, nonneg=False, *, max_dim: int = MAX_DIM,
 
 
 EXACT = BoundSpec(
-    "exact", exact_bound, COST_EXPONENTIAL, max_dim=DEFAULT_MAX_DIM,
+    "exact", exact_bound, COST_EXPONENTIAL, max_dim=DEFAULT_MAX_DIM, time_option="time_limit",
     description="branch and bound over supports: OPT = max over |S| = k of λmax(C_SS)",
     reference="Branch and bound over supports (exhaustive up to pruning by valid node bounds); "
               "OPT = max_{|S|=k} λmax(C_SS) as in " + MOGHADDAM)

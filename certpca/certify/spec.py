@@ -56,6 +56,9 @@ class BoundSpec:
     reference : str
         The full reference text(s), or for an elementary bound the inequality
         and a textbook where it is proved.
+    time_option : str or None
+        The keyword through which ``func`` accepts a time limit in seconds
+        (certificates pass what is left of their budget), None when it has none.
     """
 
     name: str
@@ -65,6 +68,7 @@ class BoundSpec:
     max_dim: int | None = None
     description: str = ""
     reference: str = ""
+    time_option: str | None = None
 
     def cite(self) -> str:
         """The full reference text for a report's bibliography (as ``Solver.cite``)."""

@@ -8,6 +8,7 @@ nonnegative, factor (N < D) and dense paths, sparse pair lists with a cut τ > 0
 import numpy as np
 import pytest
 
+from certpca.certify.sdp_sample import dabe_sdp_bound
 from certpca.certify.threshold import collect_pairs, threshold_bound
 from certpca.problem import Problem
 from tests.brute import brute_force, random_psd
@@ -90,3 +91,23 @@ def test_threshold_beats_dspca_dual_on_block_structure():
     opt_lower = max(np.linalg.eigvalsh(P.dense()[np.ix_(s, s)])[-1] for s in (range(10), range(20, 30)))
     assert opt_lower <= a < b
     assert D == P.dim
+
+
+def test_sample_space_sdp_is_never_below_brute_force():
+    bad = []
+    for P, k, nonneg in _problems(5, 90):
+        opt, _ = brute_force(P.dense(), k, nonneg)
+        b = dabe_sdp_bound(P, k, nonneg, coarse_iters=6, fine_iters=12)
+        if not b.value >= opt:
+            bad.append((P.dim, k, nonneg, opt, b.value, b.params))
+    assert not bad, bad[:3]
+
+
+def test_sample_space_sdp_improves_on_its_starting_point():
+    """The Frank–Wolfe dual points must beat the fallback Y_i = (B_i)₊ of the dabe bound's family."""
+    from certpca.certify import dabe_bound
+    rng = np.random.default_rng(8)
+    X = rng.standard_normal((12, 80)) * rng.uniform(0.2, 2, 80)
+    X[:, :10] += 2 * rng.standard_normal((12, 1))
+    P = Problem.from_data(X - X.mean(axis=0))
+    assert dabe_sdp_bound(P, 10).value < dabe_bound(P, 10).value
