@@ -33,7 +33,14 @@ Per-component bounds ub_k (each valid for every symmetric block):
   λmax(M_SS) ≤ λmax(Diag(M) + |Off(M_SS)|) ≤ max_{i∈S} [M_ii + Σ_{j∈S}|M_ij|v_j/v_i]
   ≤ max_i [M_ii + top_{k−1}(|M_ij| v_j)/v_i];  v = an approximate Perron vector
   of |M_KK| plus a floor (any v > 0 is valid);
-* the same with all of row i (k unrestricted): max_i (|M| v)_i / v_i.
+* the same with all of row i (k unrestricted): max_i (|M| v)_i / v_i;
+* in the refinement pass, for components of at most ``DENSE_COMPONENT_MAX``
+  features, the rank-2 spannogram bound (Asteris et al., ICML 2014, Thm. 1):
+  with Â = Σ_{j≤2}(λ_j − λ_3)v_jv_jᵀ (PSD) and any symmetric Â, M_KK = Â + (M_KK − Â),
+  so ub ≤ OPT_k(Â) + λmax(M_KK − Â); OPT_k(Â) is the exact rank-2 enumeration of
+  :mod:`certpca.solvers.spannogram` (nonnegative version for w ≥ 0) × (1 + 1e-9),
+  and λmax(M_KK − Â) is recomputed with its Weyl margin (the solver's λ_3 is not
+  trusted), as in :mod:`certpca.certify.lowrank`.
 
 Floating-point margins (rules of docs/certification.md §1):
 
@@ -65,7 +72,9 @@ from certpca.certify.numerics import (
     safe,
     timed,
 )
-from certpca.certify.spec import COST_SEARCH, DSPCA, BoundSpec
+from certpca.certify.spec import ASTERIS, COST_SEARCH, DSPCA, BoundSpec
+from certpca.problem import Problem
+from certpca.solvers.spannogram import spannogram
 
 #: components up to this size get the dense λmax (interlacing) besides the row bounds
 DENSE_COMPONENT_MAX = 1500
@@ -83,6 +92,12 @@ N_REFINE = 12
 #: Perron vector for the weighted row bound: power steps, and the floor (relative to max)
 POWER_STEPS = 30
 PERRON_FLOOR = 1e-9
+
+#: relative slack on the spannogram's OPT_2 (rounding of its 2 × 2 eigenproblems), as lowrank.py
+OPT_D_SLACK = 1e-9
+
+#: the refinement pass (rank-2 component bounds) re-evaluates the grid points in this window of ρ
+REFINE_WINDOW = (0.5, 1.5)
 
 #: the threshold bound works on factor problems row block by row block: default limit on D
 THRESHOLD_MAX_DIM = 60000
@@ -165,12 +180,32 @@ def _row_topk(rows: np.ndarray, vals: np.ndarray, n: int, kk: int) -> np.ndarray
     return out
 
 
-def _ub_components(labels, n_comp, i, j, m, diag, k, dense_max):
+def _rank2_bound(Mk: np.ndarray, k: int, nonneg: bool) -> float:
+    """OPT_k(Â) + λmax(M_KK − Â), Â the top-2 eigen-part shifted by λ_3 (module docstring); inf if unusable."""
+    n = Mk.shape[0]
+    if n < 4:
+        return np.inf
+    lam, V = np.linalg.eigh(Mk)
+    lam, V = lam[::-1], V[:, ::-1]
+    G = (V[:, :2] * np.sqrt(np.maximum(lam[:2] - lam[2], 0.0))).T
+    res = spannogram(Problem(factor=G), k, nonneg=nonneg, d=2)
+    if res.truncated is not None:
+        return np.inf
+    R = Mk - G.T @ G
+    # forming GᵀG: γ_4 per entry relative to |G|ᵀ|G|, whose norm is ≤ its trace ΣG²;
+    # the subtraction rounds each entry once: ≤ eps·(|M_ij| + (|G|ᵀ|G|)_ij)
+    g2 = float(np.sum(G * G))
+    lam_r, _ = lmax_upper((R + R.T) / 2, (gamma(4) + EPS) * g2 + EPS * float(np.linalg.norm(Mk)))
+    return float(res.opt_d) * (1 + OPT_D_SLACK) + lam_r
+
+
+def _ub_components(labels, n_comp, i, j, m, diag, k, dense_max, rank2=None):
     """max over components of ub_k(M_KK); M's off-diagonal entries are (i, j, m) (i < j).
 
     Components are visited in decreasing order of their cheap (Gershgorin) bound
     and refined until no remaining cheap bound can exceed the current maximum.
-    Returns (value, info).
+    ``rank2`` (None, or the problem's ``nonneg``) adds the rank-2 spannogram bound
+    on dense components.  Returns (value, info).
     """
     D = len(diag)
     kk = k - 1
@@ -214,6 +249,8 @@ def _ub_components(labels, n_comp, i, j, m, diag, k, dense_max):
             Mk[np.arange(n), np.arange(n)] = dK
             lam, _ = lmax_upper(Mk, EPS * float(np.linalg.norm(Mk)))
             ub = min(ub, lam)
+            if rank2 is not None and n > k:
+                ub = min(ub, _rank2_bound(Mk, k, rank2))
         if n > k and ub > best:
             A = sp.csr_matrix((a_l, (r_l, c_l)), shape=(n, n))
             shift = max(0.0, -float(np.min(dK)))
@@ -237,15 +274,17 @@ def _ub_components(labels, n_comp, i, j, m, diag, k, dense_max):
 
 @timed
 def threshold_bound(problem, k, nonneg=False, *, n_grid: int = N_GRID, n_refine: int = N_REFINE,
-                    pair_budget: int | None = None, dense_max: int = DENSE_COMPONENT_MAX) -> Bound:
+                    pair_budget: int | None = None, dense_max: int = DENSE_COMPONENT_MAX,
+                    rank2: bool = True) -> Bound:
     """OPT ≤ (k − 1)ρ + max over components K of ub_k(M_KK)  (module docstring, (A)).
 
     M thresholds the off-diagonal of C at ρ (positive parts for w ≥ 0, soft
     threshold of |C_ij| for signed w) and keeps the diagonal; its components
     come from ``scipy.sparse.csgraph.connected_components`` on the pairs above
     ρ, which are kept sparse (no D × D array for a factor problem).  ρ is
-    searched on a log grid in [τ, max pair] and refined around the best point;
-    every ρ ≥ τ gives a valid bound (pairs below τ are not needed: their M
+    searched on a log grid in [τ, max pair] and refined around the best point,
+    then (``rank2``) the grid points within ``REFINE_WINDOW`` of the best ρ are
+    re-evaluated with the rank-2 component bound; every ρ ≥ τ gives a valid bound (pairs below τ are not needed: their M
     entry is 0).
     Validity: (k − 1)(ρ + e) + γ_r·c_max added for the formed entries, component
     bounds with Weyl / summation margins (module docstring), then rel 1e-10.
@@ -258,7 +297,7 @@ def threshold_bound(problem, k, nonneg=False, *, n_grid: int = N_GRID, n_refine:
     diag_err = (gamma(problem.factor().shape[0]) * float(np.max(np.abs(diag)))
                 if problem.uses_factor else 0.0)
 
-    def evaluate(rho):
+    def evaluate(rho, rank2=None):
         m_act = int(np.searchsorted(-key, -rho, side="left"))  # pairs with key > ρ
         ii, jj, vv = i[:m_act], j[:m_act], v[:m_act]
         if nonneg:
@@ -267,7 +306,7 @@ def threshold_bound(problem, k, nonneg=False, *, n_grid: int = N_GRID, n_refine:
             mm = np.sign(vv) * (np.abs(vv) - rho)
         g = sp.coo_matrix((np.ones(m_act), (ii, jj)), shape=(D, D))
         n_comp, labels = connected_components(g, directed=False)
-        ub, info = _ub_components(labels, n_comp, ii, jj, mm, diag, k, dense_max)
+        ub, info = _ub_components(labels, n_comp, ii, jj, mm, diag, k, dense_max, rank2)
         total = (k - 1) * (rho + err) + diag_err + ub
         total = total + gamma(4) * (abs(ub) + (k - 1) * (rho + err))
         info.update(n_pairs=m_act, components=int(n_comp))
@@ -289,6 +328,13 @@ def threshold_bound(problem, k, nonneg=False, *, n_grid: int = N_GRID, n_refine:
     for r in np.linspace(a, b, n_refine + 2)[1:-1]:
         results[float(r)] = evaluate(float(r))
     best_rho = min(results, key=lambda r: results[r][0])
+    if rank2:
+        # second pass: rank-2 component bounds, which gain most at smaller ρ (larger components)
+        lo_w, hi_w = REFINE_WINDOW[0] * best_rho, REFINE_WINDOW[1] * best_rho
+        for r in sorted(results):
+            if lo_w <= r <= hi_w:
+                results[r] = min(results[r], evaluate(r, nonneg), key=lambda t: t[0])
+        best_rho = min(results, key=lambda r: results[r][0])
     value, info = results[best_rho]
     return Bound(value, "threshold",
                  {"rho": best_rho, "tau": tau, "pairs_kept": int(len(v)), "evaluations": len(results),
@@ -302,7 +348,8 @@ THRESHOLD = BoundSpec(
     description="(k−1)ρ + max over connected components of the thresholded C of a k-sparse bound",
     reference="certpca's own bound: C = M + R with M the off-diagonal threshold of C at ρ (diagonal "
               "kept) and |R_ij| ≤ ρ, so wᵀRw ≤ (k−1)ρ for unit k-sparse w, and M is block diagonal over "
-              "the connected components of its pattern, each bounded by interlacing and (weighted) "
-              "k-sparse Gershgorin bounds; the thresholding follows the soft-threshold dual of " + DSPCA)
+              "the connected components of its pattern, each bounded by interlacing, (weighted) "
+              "k-sparse Gershgorin bounds and the rank-2 spannogram bound of " + ASTERIS + " The "
+              "thresholding follows the soft-threshold dual of " + DSPCA)
 
 SPECS = [THRESHOLD]
