@@ -36,6 +36,11 @@ def parse_bounds(spec) -> list[str]:
 
 
 def default_bounds(problem, nonneg: bool) -> list[str]:
-    """Every registered bound that applies and whose default size limit the problem meets."""
+    """Every registered bound that applies and whose default size limit (and condition) the problem meets.
+
+    Cheapest first; a certificate runs them within its time budget, so on wide data
+    the threshold-and-split and sample-space SDP bounds run without being asked.
+    """
     return [s.name for s in REGISTRY.values()
-            if (nonneg or not s.nonneg_only) and (s.max_dim is None or problem.dim <= s.max_dim)]
+            if (nonneg or not s.nonneg_only) and (s.max_dim is None or problem.dim <= s.max_dim)
+            and (s.default_when is None or s.default_when(problem))]

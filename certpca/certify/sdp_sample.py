@@ -57,6 +57,7 @@ from certpca.certify.numerics import (
     safe,
     timed,
 )
+from certpca.certify.relax import MAX_DIM as DENSE_SDP_MAX_DIM  # dense D with the cvxpy SDPs
 from certpca.certify.spec import COST_SDP, DABE, BoundSpec
 
 #: the primal is evaluated at (1 − MIX)·X + MIX·I/r so that every active feature has a root
@@ -266,8 +267,13 @@ def dabe_sdp_bound(problem, k, nonneg=False, *, coarse_iters: int = COARSE_ITERS
                  "forming error, Weyl margin, ‖C−FᵀF‖) + rel 1e-10")
 
 
+def _default_when(problem) -> bool:
+    """Default only on wide data (a factor) or dense problems beyond the cvxpy SDPs' size limit."""
+    return problem.uses_factor or problem.dim > DENSE_SDP_MAX_DIM
+
+
 DABE_SDP = BoundSpec(
-    "dabe_sdp", dabe_sdp_bound, COST_SDP, time_option="time_limit",
+    "dabe_sdp", dabe_sdp_bound, COST_SDP, time_option="time_limit", default_when=_default_when,
     description="dABE ℓ0 SDP in sample space by Frank–Wolfe: kρ + λmax(ΣY_i), Y_i ⪰ a_ia_iᵀ − ρI, Y_i ⪰ 0",
     reference=DABE + " (§4, the dual of the semidefinite relaxation of the ℓ0-penalised problem, "
               "evaluated at dual points Y_i = B_iyyᵀB_i/(yᵀB_iy) read from a Frank–Wolfe solution of the "

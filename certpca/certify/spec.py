@@ -59,6 +59,9 @@ class BoundSpec:
     time_option : str or None
         The keyword through which ``func`` accepts a time limit in seconds
         (certificates pass what is left of their budget), None when it has none.
+    default_when : callable or None
+        ``default_when(problem) -> bool``: a further condition for the default
+        selection (e.g. only where cheaper relaxations do not apply); None: always.
     """
 
     name: str
@@ -69,6 +72,7 @@ class BoundSpec:
     description: str = ""
     reference: str = ""
     time_option: str | None = None
+    default_when: Callable | None = None
 
     def cite(self) -> str:
         """The full reference text for a report's bibliography (as ``Solver.cite``)."""

@@ -111,3 +111,31 @@ def test_sample_space_sdp_improves_on_its_starting_point():
     X[:, :10] += 2 * rng.standard_normal((12, 1))
     P = Problem.from_data(X - X.mean(axis=0))
     assert dabe_sdp_bound(P, 10).value < dabe_bound(P, 10).value
+
+
+def test_default_certificate_uses_the_wide_data_families():
+    """Without a bound list, a wide problem gets threshold and dabe_sdp, named in one vocabulary."""
+    from certpca.certify import REGISTRY, certify_vector, default_bounds
+    rng = np.random.default_rng(12)
+    X = rng.standard_normal((10, 300)) * rng.uniform(0.5, 2, 300)
+    X[:, :20] += 3 * rng.standard_normal((10, 1))
+    P = Problem.from_data(X - X.mean(axis=0))
+    assert P.uses_factor
+    for nonneg in (False, True):
+        names = default_bounds(P, nonneg)
+        assert "threshold" in names and "dabe_sdp" in names
+        w = np.zeros(300)
+        w[:20] = 1.0
+        c = certify_vector(P, w, 20, nonneg, budget=30)
+        d = c.to_dict()
+        got = {b["name"] for b in d["bounds"]}
+        assert got | set(d["skipped"]) <= set(REGISTRY) and d["winner"] in got
+        assert {"threshold", "dabe_sdp"} <= got | set(d["skipped"])
+        costs = [REGISTRY[b.name].cost for b in c.bounds]
+        assert costs == sorted(costs)              # cheapest first
+
+
+def test_dense_small_problems_leave_the_sample_sdp_to_cvxpy():
+    from certpca.certify import default_bounds
+    P = Problem.from_covariance(random_psd(np.random.default_rng(1), 30, "wishart"))
+    assert "dabe_sdp" not in default_bounds(P, False) and "threshold" in default_bounds(P, False)
