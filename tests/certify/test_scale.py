@@ -79,3 +79,35 @@ def test_optimal_requires_finite_bounds():
     d = c.to_dict()
     assert d["upper_bound"] is None
     json.dumps(d, allow_nan=False)
+
+
+def test_non_finite_bound_is_skipped_with_its_reason(monkeypatch):
+    """A bound that comes back NaN or inf must never win: it is skipped, named, with the reason."""
+    from certpca.certify import registry
+    from certpca.certify.numerics import Bound
+    from certpca.certify.spec import BoundSpec
+
+    def broken(problem, k, nonneg=False):
+        return Bound(float("nan"), "trace")
+
+    spec = registry.REGISTRY["trace"]
+    monkeypatch.setitem(registry.REGISTRY, "trace", BoundSpec("trace", broken, spec.cost,
+                                                              description=spec.description,
+                                                              reference=spec.reference))
+    C = random_psd(np.random.default_rng(8), 7, "wishart")
+    opt, w = brute_force(C, 2)
+    c = certify_vector(Problem.from_covariance(C), w, 2, bounds="trace,lambda1")
+    assert c.winner == "lambda1" and "trace" in c.skipped and "not finite" in c.skipped["trace"]
+    assert np.isfinite(c.upper_bound) and c.upper_bound >= opt
+
+
+def test_indefinite_input_lower_bound_stays_below_upper():
+    """The pattern's support value is recomputed on the original (indefinite) C, not on its PSD factor."""
+    rng = np.random.default_rng(10)
+    for _ in range(20):
+        A = rng.standard_normal((9, 9))
+        C = (A + A.T) / 2 + 0.5 * np.eye(9)
+        opt, w = brute_force(C, 3)
+        c = certify_vector(Problem.from_covariance(C), w, 3, bounds="lambda1,pattern,threshold,dspca")
+        assert c.lower_bound <= opt * (1 + 1e-12) + 1e-12
+        assert c.lower_bound <= c.upper_bound and c.upper_bound >= opt
