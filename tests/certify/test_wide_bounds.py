@@ -50,7 +50,7 @@ def test_threshold_bound_is_never_below_brute_force(seed):
 def test_threshold_bound_on_indefinite_input():
     """The inequality needs no PSD matrix: it must hold for a symmetric indefinite C too."""
     rng = np.random.default_rng(9)
-    for _ in range(60):
+    for t in range(60):
         D = 8
         A = rng.standard_normal((D, D))
         C = (A + A.T) / 2
@@ -58,6 +58,9 @@ def test_threshold_bound_on_indefinite_input():
         for nonneg in (False, True):
             opt, _ = brute_force(C, 3, nonneg)
             assert threshold_bound(P, 3, nonneg).value >= opt
+        if t % 12 == 0:  # the sample-space SDP on the eigen-factor, with ‖C − FᵀF‖ added
+            opt, _ = brute_force(C, 3, False)
+            assert dabe_sdp_bound(P, 3, coarse_iters=5, fine_iters=10).value >= opt
 
 
 def test_pairs_are_complete_above_the_cut_and_match_dense():
