@@ -31,6 +31,9 @@ from certpca.validation import check_cardinality, check_float
 #: it, and bounds with a time option get what is left (issue 14: ≤ 60 s on leukemia)
 DEFAULT_BUDGET = 60.0
 
+#: the share of the remaining budget given to a bound with a time option
+TIME_OPTION_SHARE = 0.85
+
 
 def _finite(x) -> float | None:
     x = float(x)
@@ -224,7 +227,8 @@ def certify_vector(problem, w, k, nonneg=False, *, bounds=None, budget: float | 
             continue
         kw = {"support": np.flatnonzero(w)} if name == "pattern" else {}
         if spec.time_option is not None and left is not None:
-            kw[spec.time_option] = max(left, 0.0)
+            # a time limit is checked between iterations: leave room for the last one
+            kw[spec.time_option] = max(TIME_OPTION_SHARE * left, 0.0)
         try:
             b = _scale_back(spec.func(scaled, k, nonneg, **kw), e, sub)
         except NotApplicable as exc:

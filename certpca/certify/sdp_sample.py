@@ -239,6 +239,8 @@ def dabe_sdp_bound(problem, k, nonneg=False, *, coarse_iters: int = COARSE_ITERS
     results: dict[float, tuple[float, np.ndarray]] = {}
     for fct in rho_factors:
         rho = fct * L / k
+        if results and time.perf_counter() > deadline:
+            break
         if not np.any(asq > rho):
             continue
         b, X, _, _ = _frank_wolfe(_Sample(F, asq, rho), X, coarse_iters, k, F, asq, ferr, deadline)
