@@ -20,7 +20,7 @@ The best y_i come from the primal ψ(ρ) = max_{X ⪰ 0, Tr X = 1} Σ_i h_i(X) w
 h_i(X) = λmax(X^½ a_ia_iᵀ X^½ − ρX)₊ (concave): with X = Q diag(x) Qᵀ and
 c = Qᵀa_i, h_i is the positive root λ of Σ_j x_j c_j² / (λ + ρx_j) = 1 and
 y_i = X(λI + ρX)⁻¹a_i is the supergradient's direction.  Frank–Wolfe over the
-spectraplex (step to the top eigenvector of G = ΣY_i, golden-section line
+spectraplex (step to the top eigenvector of G = ΣY_i, geometric line
 search) improves X; every iterate's dual point is a valid bound, the smallest
 is kept.  The solver only proposes y_i: (B) is evaluated in numpy with margins.
 
@@ -63,18 +63,23 @@ from certpca.certify.spec import COST_SDP, DABE, BoundSpec
 #: the primal is evaluated at (1 − MIX)·X + MIX·I/r so that every active feature has a root
 MIX = 1e-3
 
-#: Newton steps for the roots h_i (monotone from λ = 0; converges in a few dozen)
+#: Newton steps for the roots h_i (monotone from λ = 0; converges in a few dozen), and the
+#: relative step at which they stop: the roots only propose directions y_i, never a bound
 NEWTON_STEPS = 60
+NEWTON_RTOL = 1e-9
 
-#: golden-section steps of the Frank–Wolfe line search
-LINE_STEPS = 14
+#: the Frank–Wolfe step is halved at most this many times before the iteration gives up
+MAX_HALVINGS = 40
 
 #: default iteration budgets: a coarse pass over the ρ grid, then the best ρ's refinement
 COARSE_ITERS = 30
-FINE_ITERS = 200
+FINE_ITERS = 400
 
 #: Frank–Wolfe stops at this relative primal–dual gap (the dual converges slowly: ~0.3%)
-STOP_GAP = 3e-3
+STOP_GAP = 1e-3
+
+#: levels of ρ refinement after the coarse grid (best ρ and the midpoints to its neighbours)
+RHO_LEVELS = 3
 
 #: ρ grid, as multiples of L/k with L a feasible value (the note's optimum lies near 0.6)
 RHO_FACTORS = (0.3, 0.45, 0.6, 0.75, 0.9)
@@ -96,7 +101,7 @@ def _roots(x: np.ndarray, c2: np.ndarray, rho: float) -> np.ndarray:
         dphi = -np.sum(xc / den ** 2, axis=0)
         step = phi / np.where(dphi < 0, dphi, -TINY)
         lam = lam - step
-        if np.all(np.abs(step) <= 1e-13 * np.maximum(lam, TINY)):
+        if np.all(np.abs(step) <= NEWTON_RTOL * np.maximum(lam, TINY)):
             break
     return np.maximum(lam, 0.0)
 
@@ -165,36 +170,38 @@ def dual_value(F, asq, rho, k, act, y, ferr) -> float:
 
 
 def _frank_wolfe(S: _Sample, X, iters, k, F, asq, ferr, deadline):
-    """Frank–Wolfe on ψ at one ρ from X; returns (best safe bound, X, primal value, iterations)."""
+    """Frank–Wolfe on ψ at one ρ from X; returns (best safe bound, X, primal value, iterations).
+
+    The step t along uuᵀ − X is searched geometrically from the previous one
+    (doubled while ψ improves, else halved until it does): the steps shrink by
+    orders of magnitude as the iterates approach the optimum.
+    """
     best = math.inf
     psi, y = S.primal(X)
+    t = 0.5
     it = 0
     for it in range(1, iters + 1):  # noqa: B007 (the count is returned)
         best = min(best, dual_value(F, asq, S.rho, k, S.act, y, ferr))
         G = S.gram(y)
         u = np.linalg.eigh((G + G.T) / 2)[1][:, -1]
         U = np.outer(u, u)
-
-        def f(t, X=X, U=U):
-            return S.primal((1 - t) * X + t * U)[0]
-
-        a, b = 0.0, 1.0
-        g = (math.sqrt(5) - 1) / 2
-        c, d = b - g * (b - a), a + g * (b - a)
-        fc, fd = f(c), f(d)
-        for _ in range(LINE_STEPS):
-            if fc > fd:
-                b, d, fd = d, c, fc
-                c = b - g * (b - a)
-                fc = f(c)
-            else:
-                a, c, fc = c, d, fd
-                d = a + g * (b - a)
-                fd = f(d)
-        t = c if fc > fd else d
-        if max(fc, fd) > psi:
+        ft = S.primal((1 - t) * X + t * U)
+        if ft[0] > psi:
+            while t < 1.0:
+                t2 = min(1.0, 2 * t)
+                f2 = S.primal((1 - t2) * X + t2 * U)
+                if f2[0] <= ft[0]:
+                    break
+                t, ft = t2, f2
+        else:
+            for _ in range(MAX_HALVINGS):
+                t = t / 2
+                ft = S.primal((1 - t) * X + t * U)
+                if ft[0] > psi:
+                    break
+        if ft[0] > psi:
             X = (1 - t) * X + t * U
-        psi, y = S.primal(X)
+            psi, y = ft
         # kρ + ψ(X) is the relaxation's value at a primal point: within STOP_GAP, stop
         if best - (k * S.rho + psi) <= STOP_GAP * best or time.perf_counter() > deadline:
             break
@@ -217,9 +224,9 @@ def dabe_sdp_bound(problem, k, nonneg=False, *, coarse_iters: int = COARSE_ITERS
     """OPT ≤ kρ + λmax(ΣY_i) with Y_i from a Frank–Wolfe solution of the dABE SDP (module docstring).
 
     ρ runs over ``rho_factors``·L/k (L a feasible value) with ``coarse_iters``
-    Frank–Wolfe steps each (warm-started), then the best ρ and its two
-    neighbours' midpoints get ``fine_iters`` more, all within ``time_limit``
-    seconds.  Every evaluated dual point is a valid bound; the smallest is kept.
+    Frank–Wolfe steps each (warm-started), then, ``RHO_LEVELS`` times, the best ρ
+    and the midpoints to its two neighbours get up to ``fine_iters`` more, all
+    within ``time_limit`` seconds.  Every evaluated dual point is a valid bound; the smallest is kept.
     Validity: margins of the module docstring, then rel 1e-10.
     """
     k = check_k(problem, k)
@@ -247,19 +254,20 @@ def dabe_sdp_bound(problem, k, nonneg=False, *, coarse_iters: int = COARSE_ITERS
         results[rho] = (b, X)
     if not results:
         raise NotApplicable("no feature has ‖a_i‖² above the ρ grid")
-    rhos = sorted(results)
-    best_rho = min(results, key=lambda p: results[p][0])
-    j = rhos.index(best_rho)
-    cands = [best_rho] + [(best_rho + rhos[i]) / 2 for i in (j - 1, j + 1) if 0 <= i < len(rhos)]
-    iters_total = coarse_iters * len(rhos)
-    for rho in cands:
-        if time.perf_counter() > deadline:
-            break
+    iters_total = coarse_iters * len(results)
+    for _level in range(RHO_LEVELS):
+        rhos = sorted(results)
+        best_rho = min(results, key=lambda p: results[p][0])
+        j = rhos.index(best_rho)
+        cands = [best_rho] + [(best_rho + rhos[i]) / 2 for i in (j - 1, j + 1) if 0 <= i < len(rhos)]
         X0 = results[best_rho][1]
-        b, Xn, _, it = _frank_wolfe(_Sample(F, asq, rho), X0, fine_iters, k, F, asq, ferr, deadline)
-        iters_total += it
-        if rho not in results or b < results[rho][0]:
-            results[rho] = (b, Xn)
+        for rho in cands:
+            if time.perf_counter() > deadline:
+                break
+            b, Xn, _, it = _frank_wolfe(_Sample(F, asq, rho), X0, fine_iters, k, F, asq, ferr, deadline)
+            iters_total += it
+            if rho not in results or b < results[rho][0]:
+                results[rho] = (b, Xn)
     best_rho = min(results, key=lambda p: results[p][0])
     value = results[best_rho][0]
     return Bound(value, "dabe_sdp",
