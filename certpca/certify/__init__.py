@@ -8,6 +8,8 @@ OPT(k, nonneg) = max wᵀCw over unit w with ‖w‖₀ ≤ k (and w ≥ 0).  Mo
 * :mod:`~certpca.certify.duals` — dABE, DSPCA dual, DNN dual, the pattern certificate;
 * :mod:`~certpca.certify.lowrank` — the spannogram bound and the rank-d split;
 * :mod:`~certpca.certify.relax` — the SDP relaxations (cvxpy proposes, numpy certifies);
+* :mod:`~certpca.certify.sdp_sample` — the dABE ℓ0 SDP in sample space by Frank–Wolfe;
+* :mod:`~certpca.certify.threshold` — threshold C, split into connected components;
 * :mod:`~certpca.certify.exact` — branch and bound over supports;
 * :mod:`~certpca.certify.registry` — REGISTRY, the names of all bounds;
 * :mod:`~certpca.certify.certificate` — certify a vector with the registered bounds.
@@ -32,6 +34,7 @@ from certpca.certify.lowrank import spannogram_bound, split_bound
 from certpca.certify.numerics import Bound, NotApplicable
 from certpca.certify.registry import REGISTRY, default_bounds, parse_bounds
 from certpca.certify.relax import dnn_sdp_bound, dspca_sdp_bound
+from certpca.certify.sdp_sample import dabe_sdp_bound
 from certpca.certify.spec import BoundSpec
 from certpca.certify.spectral import (
     gershgorin_bound,
@@ -39,6 +42,7 @@ from certpca.certify.spectral import (
     perron_bound,
     trace_bound,
 )
+from certpca.certify.threshold import threshold_bound
 from certpca.errors import InputError
 from certpca.results import Component, Fit
 
@@ -84,6 +88,7 @@ __all__ = [
     "certify",
     "certify_vector",
     "dabe_bound",
+    "dabe_sdp_bound",
     "default_bounds",
     "dnn_dual_bound",
     "dnn_sdp_bound",
@@ -99,5 +104,6 @@ __all__ = [
     "perron_bound",
     "spannogram_bound",
     "split_bound",
+    "threshold_bound",
     "trace_bound",
 ]

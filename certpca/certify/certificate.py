@@ -4,7 +4,15 @@
     cert.upper_bound, cert.winner, cert.certified_fraction, cert.optimal
 
 Bounds are computed cheapest first (see :data:`certpca.certify.REGISTRY`) within
-an optional time budget; the upper bound is the minimum over all of them.
+a time budget (``DEFAULT_BUDGET`` for the default list); the upper bound is the
+minimum over all of them.
+
+Scale: every bound is computed on the problem rescaled by a power of two
+(:func:`rescaled`), which is exact in floating point, so the bounds neither
+overflow nor underflow at extreme scales and are exactly equivariant under
+scalings by powers of two; they are mapped back by the same power.  A bound
+that is not finite after that is discarded with the reason; the value and the
+lower bound come from the original matrix.
 """
 from __future__ import annotations
 
@@ -16,7 +24,60 @@ import numpy as np
 from certpca.certify.numerics import Bound, NotApplicable
 from certpca.certify.registry import REGISTRY, default_bounds, parse_bounds
 from certpca.errors import InputError
+from certpca.problem import Problem
 from certpca.validation import check_cardinality, check_float
+
+#: seconds for the default bound list when no budget is given: no new bound starts after
+#: it, and bounds with a time option get what is left (issue 14: ≤ 60 s on leukemia)
+DEFAULT_BUDGET = 60.0
+
+#: the share of the remaining budget given to a bound with a time option
+TIME_OPTION_SHARE = 0.85
+
+
+def _finite(x) -> float | None:
+    x = float(x)
+    return x if np.isfinite(x) else None
+
+
+def rescaled(problem) -> tuple[Problem, int]:
+    """(problem with C scaled by 2^(−e), e): the largest |F_ij| (or |C_ij|) brought into [0.5, 1).
+
+    Multiplying by a power of two is exact for every entry that stays a normal
+    float, so OPT(C) = 2^e·OPT(C') up to entries that become subnormal; those
+    move C' by at most 2^−1075 per entry of C (or of F, changing C' by at most
+    3·r·D·2^−1075 in spectral norm), which :func:`certify_vector` adds to every
+    bound before mapping it back.
+    """
+    if problem.uses_factor:
+        F = problem.factor()
+        m = float(np.max(np.abs(F))) if F.size else 0.0
+        if m == 0 or not np.isfinite(m):
+            return problem, 0
+        e = int(np.frexp(m)[1])
+        return Problem(factor=np.ldexp(F, -e), feature_ids=problem.feature_ids), 2 * e
+    C = problem.dense()
+    m = float(np.max(np.abs(C))) if C.size else 0.0
+    if m == 0 or not np.isfinite(m):
+        return problem, 0
+    e = int(np.frexp(m)[1])
+    return Problem(covariance=np.ldexp(C, -e), feature_ids=problem.feature_ids), e
+
+
+def _subnormal_margin(problem) -> float:
+    """Spectral-norm change of C' from entries made subnormal by :func:`rescaled` (its docstring)."""
+    r = problem.factor().shape[0] if problem.uses_factor else 1
+    return 3.0 * r * problem.dim * 2.0 ** -1074
+
+
+def _scale_back(b: Bound, e: int, sub: float) -> Bound:
+    """The bound on the original problem: (value + subnormal margin)·2^e, feasible values mapped too."""
+    params = dict(b.params) if isinstance(b.params, dict) else {"params": b.params}
+    if e:
+        params["computed_at_scale"] = f"C·2^{-e}"
+        if params.get("feasible_value") is not None:
+            params["feasible_value"] = float(np.ldexp(float(params["feasible_value"]), e))
+    return Bound(float(np.ldexp(b.value + sub, e)), b.name, params, b.seconds, b.validity)
 
 
 @dataclass
@@ -53,19 +114,21 @@ class Certificate:
 
     @property
     def optimal(self) -> bool:
-        """True when gap / upper bound ≤ tol: the vector is optimal to that tolerance."""
+        """True when gap / upper bound ≤ tol (both finite): the vector is optimal to that tolerance."""
+        if not (np.isfinite(self.upper_bound) and np.isfinite(self.value)):
+            return False
         return bool(self.upper_bound > 0 and self.gap <= self.tol * self.upper_bound) or \
             bool(self.upper_bound == 0 and self.value == 0)
 
     def to_dict(self) -> dict:
         return {
-            "value": float(self.value),
-            "lower_bound": float(self.lower_bound),
-            "upper_bound": float(self.upper_bound),
+            "value": _finite(self.value),
+            "lower_bound": _finite(self.lower_bound),
+            "upper_bound": _finite(self.upper_bound),
             "winner": self.winner,
-            "certified_fraction": float(self.certified_fraction),
-            "gap": float(self.gap),
-            "relative_gap": float(self.relative_gap),
+            "certified_fraction": _finite(self.certified_fraction),
+            "gap": _finite(self.gap),
+            "relative_gap": _finite(self.relative_gap),
             "optimal": self.optimal,
             "tol": float(self.tol),
             "k": int(self.k),
@@ -117,13 +180,18 @@ def certify_vector(problem, w, k, nonneg=False, *, bounds=None, budget: float | 
     k : int
     nonneg : bool
     bounds : list of names or "a,b,c", optional — default: every applicable bound
-        (:func:`default_bounds`), computed cheapest first.
+        (:func:`default_bounds`), computed cheapest first within ``DEFAULT_BUDGET``.
     budget : float, optional — seconds; no new bound starts after it is spent (the
-        cheapest requested bound always runs, so there is always an upper bound).
+        cheapest requested bound always runs, so there is always an upper bound),
+        and a bound with a time option (``BoundSpec.time_option``) gets what is left.
     tol : float — ``optimal`` when (upper − value)/upper ≤ tol.
     stop_when_optimal : bool — stop computing once optimal (default: only for the
         default bound list).
 
+    Bounds are computed on :func:`rescaled` and mapped back; a non-finite bound is
+    skipped with its reason.  The lower bound is the vector's value or the value
+    of a feasible vector a bound proposes (its ``weights``, or the top eigenvector
+    of the original C on a sparse pattern's support), recomputed on the original C.
     Raises InputError for an invalid w, k or bound name.
     """
     w, k = _validate(problem, w, k, nonneg)
@@ -132,12 +200,15 @@ def certify_vector(problem, w, k, nonneg=False, *, bounds=None, budget: float | 
     tol = check_float(tol, "tol", low=0.0)
     explicit = bounds is not None
     names = parse_bounds(bounds) if explicit else default_bounds(problem, nonneg)
+    if budget is None and not explicit:
+        budget = DEFAULT_BUDGET
     if stop_when_optimal is None:
         stop_when_optimal = not explicit
     names = sorted(names, key=lambda n: REGISTRY[n].cost)
     value = problem.variance(w)
     lower = value
-    support = np.flatnonzero(w)
+    scaled, e = rescaled(problem)
+    sub = _subnormal_margin(problem)
     t0 = time.perf_counter()
     done: list[Bound] = []
     skipped: dict[str, str] = {}
@@ -147,25 +218,49 @@ def certify_vector(problem, w, k, nonneg=False, *, bounds=None, budget: float | 
         if spec.nonneg_only and not nonneg:
             skipped[name] = "applies to nonnegative problems only"
             continue
-        if budget is not None and done and time.perf_counter() - t0 > budget:
+        left = None if budget is None else budget - (time.perf_counter() - t0)
+        if left is not None and done and left <= 0:
             skipped[name] = f"time budget of {budget:g} s spent"
             continue
-        if stop_when_optimal and upper < np.inf and upper - value <= tol * upper:
+        if stop_when_optimal and np.isfinite(upper) and upper - value <= tol * upper:
             skipped[name] = "already certified optimal"
             continue
-        kw = {"support": support} if name == "pattern" else {}
+        kw = {"support": np.flatnonzero(w)} if name == "pattern" else {}
+        if spec.time_option is not None and left is not None:
+            # a time limit is checked between iterations: leave room for the last one
+            kw[spec.time_option] = max(TIME_OPTION_SHARE * left, 0.0)
         try:
-            b = spec.func(problem, k, nonneg, **kw)
+            b = _scale_back(spec.func(scaled, k, nonneg, **kw), e, sub)
         except NotApplicable as exc:
             skipped[name] = str(exc)
             continue
+        if not np.isfinite(b.value):
+            skipped[name] = f"not finite ({b.value}) after mapping back to the original scale"
+            continue
         done.append(b)
         upper = min(upper, b.value)
-        fv = b.params.get("feasible_value") if isinstance(b.params, dict) else None
-        if fv is not None and np.isfinite(fv) and not (name == "pattern" and nonneg):
-            lower = max(lower, float(fv))
+        lower = max(lower, _feasible_on_original(problem, b, k, nonneg))
     if not done:
         raise InputError("no bound could be computed: " + "; ".join(f"{n}: {r}" for n, r in skipped.items()))
     win = min(done, key=lambda b: b.value)
     return Certificate(value=value, lower_bound=lower, upper_bound=win.value, winner=win.name,
                        bounds=done, k=k, nonneg=bool(nonneg), tol=tol, skipped=skipped)
+
+
+def _feasible_on_original(problem, b: Bound, k: int, nonneg: bool) -> float:
+    """wᵀCw on the original C of a feasible vector the bound proposes (−inf when none)."""
+    params = b.params if isinstance(b.params, dict) else {}
+    wv = params.get("weights")
+    if wv is None and not nonneg and params.get("support") is not None:
+        S = np.asarray(params["support"], dtype=np.intp)
+        if 0 < len(S) <= k:
+            wv = np.zeros(problem.dim)
+            wv[S] = np.linalg.eigh(problem.submatrix(S))[1][:, -1]
+    if wv is None:
+        return -np.inf
+    wv = np.asarray(wv, dtype=float)
+    n = float(np.linalg.norm(wv))
+    if not np.isfinite(n) or n == 0 or np.count_nonzero(wv) > k or (nonneg and np.any(wv < 0)):
+        return -np.inf
+    v = problem.variance(wv / n)
+    return v if np.isfinite(v) else -np.inf

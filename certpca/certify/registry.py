@@ -6,12 +6,14 @@ beside its bound's code and carries its cost class, description and citation.
 """
 from __future__ import annotations
 
-from certpca.certify import duals, exact, lowrank, relax, spectral
+from certpca.certify import duals, exact, lowrank, relax, sdp_sample, spectral, threshold
 from certpca.certify.spec import BoundSpec
 from certpca.errors import InputError
 
+#: sorted by cost class (a stable sort keeps each module's order within a class)
 REGISTRY: dict[str, BoundSpec] = {
-    s.name: s for s in [*spectral.SPECS, *duals.SPECS, *lowrank.SPECS, *relax.SPECS, *exact.SPECS]
+    s.name: s for s in sorted([*spectral.SPECS, *duals.SPECS, *lowrank.SPECS, *threshold.SPECS,
+                               *relax.SPECS, *sdp_sample.SPECS, *exact.SPECS], key=lambda s: s.cost)
 }
 
 
@@ -34,6 +36,11 @@ def parse_bounds(spec) -> list[str]:
 
 
 def default_bounds(problem, nonneg: bool) -> list[str]:
-    """Every registered bound that applies and whose default size limit the problem meets."""
+    """Every registered bound that applies and whose default size limit (and condition) the problem meets.
+
+    Cheapest first; a certificate runs them within its time budget, so on wide data
+    the threshold-and-split and sample-space SDP bounds run without being asked.
+    """
     return [s.name for s in REGISTRY.values()
-            if (nonneg or not s.nonneg_only) and (s.max_dim is None or problem.dim <= s.max_dim)]
+            if (nonneg or not s.nonneg_only) and (s.max_dim is None or problem.dim <= s.max_dim)
+            and (s.default_when is None or s.default_when(problem))]

@@ -56,6 +56,12 @@ class BoundSpec:
     reference : str
         The full reference text(s), or for an elementary bound the inequality
         and a textbook where it is proved.
+    time_option : str or None
+        The keyword through which ``func`` accepts a time limit in seconds
+        (certificates pass what is left of their budget), None when it has none.
+    default_when : callable or None
+        ``default_when(problem) -> bool``: a further condition for the default
+        selection (e.g. only where cheaper relaxations do not apply); None: always.
     """
 
     name: str
@@ -65,6 +71,8 @@ class BoundSpec:
     max_dim: int | None = None
     description: str = ""
     reference: str = ""
+    time_option: str | None = None
+    default_when: Callable | None = None
 
     def cite(self) -> str:
         """The full reference text for a report's bibliography (as ``Solver.cite``)."""

@@ -7,6 +7,7 @@ import pytest
 from certpca.certify import (
     NotApplicable,
     dabe_bound,
+    dabe_sdp_bound,
     dnn_dual_bound,
     dnn_sdp_bound,
     dspca_dual_bound,
@@ -17,6 +18,7 @@ from certpca.certify import (
     perron_bound,
     spannogram_bound,
     split_bound,
+    threshold_bound,
     trace_bound,
 )
 from certpca.certify.exact import exact
@@ -25,7 +27,8 @@ from tests.brute import brute_force, random_psd
 
 FAMILIES = ["wishart", "spiked", "lowrank", "posfactor"]
 CHEAP = [lambda1_bound, trace_bound, gershgorin_bound, perron_bound, dabe_bound,
-         dspca_dual_bound, dnn_dual_bound, pattern_bound, spannogram_bound, split_bound]
+         dspca_dual_bound, dnn_dual_bound, pattern_bound, spannogram_bound, split_bound,
+         threshold_bound]
 
 
 def _instances(n, seed):
@@ -95,6 +98,8 @@ def test_relaxations_on_random_subset(chunk):
         b = dspca_sdp_bound(P, k, nonneg)
         assert b.value >= opt, (fam, nonneg, D, k, opt, b.value, b.params)
         sdp_ratios.append(b.value / opt)
+        bs = dabe_sdp_bound(P, k, nonneg, coarse_iters=8, fine_iters=20)
+        assert bs.value >= opt, (fam, nonneg, D, k, opt, bs.value, bs.params)
         if nonneg:
             bn = dnn_sdp_bound(P, k, nonneg)
             assert bn.value >= opt, (fam, D, k, opt, bn.value, bn.params)

@@ -1,0 +1,292 @@
+"""The d'Aspremont–Bach–El Ghaoui ℓ0 SDP solved in sample space by Frank–Wolfe.
+
+With C = FᵀF (F: r × D, columns a_i) and B_i = a_ia_iᵀ − ρI, d'Aspremont, Bach &
+El Ghaoui (JMLR 2008, §4, the dual of their relaxation (8)) give, for every ρ ≥ 0
+and every Y_i with Y_i ⪰ B_i, Y_i ⪰ 0,
+
+    OPT ≤ kρ + λmax(Σ_i Y_i).                                             (B)
+
+Features with ‖a_i‖² ≤ ρ have B_i ⪯ 0 and take Y_i = 0: they drop out.  For the
+others, any y with δ = yᵀB_iy = (a_iᵀy)² − ρ‖y‖² > 0 gives the dual point
+
+    Y_i = b bᵀ / δ,   b = B_i y = a_i(a_iᵀy) − ρy,
+
+which is ⪰ 0 and ⪰ B_i because B_i has a single positive eigenvalue (the
+Aczél / Schur-complement argument of the paper's §6; the same one certifies the
+pattern bound in :mod:`certpca.certify.duals`).  y_i = a_i gives (B_i)₊, the
+existing ``dabe`` fallback.
+
+The best y_i come from the primal ψ(ρ) = max_{X ⪰ 0, Tr X = 1} Σ_i h_i(X) with
+h_i(X) = λmax(X^½ a_ia_iᵀ X^½ − ρX)₊ (concave): with X = Q diag(x) Qᵀ and
+c = Qᵀa_i, h_i is the positive root λ of Σ_j x_j c_j² / (λ + ρx_j) = 1 and
+y_i = X(λI + ρX)⁻¹a_i is the supergradient's direction.  Frank–Wolfe over the
+spectraplex (step to the top eigenvector of G = ΣY_i, geometric line
+search) improves X; every iterate's dual point is a valid bound, the smallest
+is kept.  The solver only proposes y_i: (B) is evaluated in numpy with margins.
+
+Floating-point margins (as the pattern certificate, docs/certification.md §3):
+a special Y_i is used only when, for unit y, gap = (a_iᵀy)² − ρ ≥ 1e-4·(‖a_i‖² + ρ);
+each Y_i is then shifted by τ_i = 16(r + 8)·eps·s_i·(1 + s_i/gap_i), s_i = ‖a_i‖² + ρ
+(fallback features: 4(r + 8)·eps·s_i), so Y_i + τ_iI is exactly feasible and Στ_i is
+added; the forming error γ·Σ coef_i‖w_i‖² of Σ Y_i and the Weyl margin on the r × r
+matrix; for a dense C, F is its eigen-factor and ‖C − FᵀF‖₂ is added; then
+relative γ_4 and 1e-10.  This bound ignores w ≥ 0 (valid, and weaker, there).
+"""
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from certpca.certify.duals import (
+    PATTERN_MIN_GAP,
+    PATTERN_TAU_FALLBACK,
+    PATTERN_TAU_ROWS,
+    PATTERN_TAU_SPECIAL,
+    factor_with_error,
+)
+from certpca.certify.numerics import (
+    EPS,
+    TINY,
+    Bound,
+    NotApplicable,
+    check_k,
+    gamma,
+    lmax_upper,
+    safe,
+    timed,
+)
+from certpca.certify.relax import MAX_DIM as DENSE_SDP_MAX_DIM  # dense D with the cvxpy SDPs
+from certpca.certify.spec import COST_SDP, DABE, BoundSpec
+
+#: the primal is evaluated at (1 − MIX)·X + MIX·I/r so that every active feature has a root
+MIX = 1e-3
+
+#: Newton steps for the roots h_i (monotone from λ = 0; converges in a few dozen), and the
+#: relative step at which they stop: the roots only propose directions y_i, never a bound
+NEWTON_STEPS = 60
+NEWTON_RTOL = 1e-9
+
+#: the Frank–Wolfe step is halved at most this many times before the iteration gives up
+MAX_HALVINGS = 40
+
+#: default iteration budgets: a coarse pass over the ρ grid, then the best ρ's refinement
+COARSE_ITERS = 30
+FINE_ITERS = 400
+
+#: Frank–Wolfe stops at this relative primal–dual gap (the dual converges slowly: ~0.3%)
+STOP_GAP = 1e-3
+
+#: levels of ρ refinement after the coarse grid (best ρ and the midpoints to its neighbours)
+RHO_LEVELS = 3
+
+#: ρ grid, as multiples of L/k with L a feasible value (the note's optimum lies near 0.6)
+RHO_FACTORS = (0.3, 0.45, 0.6, 0.75, 0.9)
+
+#: default-selection limits: the sample dimension r (r × r eigenproblems per step), dense D
+MAX_SAMPLES = 1000
+MAX_DENSE_DIM = 600
+
+
+def _roots(x: np.ndarray, c2: np.ndarray, rho: float) -> np.ndarray:
+    """Positive roots λ of Σ_j x_j c2_j/(λ + ρx_j) = 1, one per column of c2 (Newton from 0)."""
+    lam = np.zeros(c2.shape[1])
+    xc = x[:, None] * c2
+    rx = (rho * x)[:, None]
+    for _ in range(NEWTON_STEPS):
+        den = lam[None, :] + rx
+        den = np.where(den > 0, den, TINY)
+        phi = np.sum(xc / den, axis=0) - 1.0
+        dphi = -np.sum(xc / den ** 2, axis=0)
+        step = phi / np.where(dphi < 0, dphi, -TINY)
+        lam = lam - step
+        if np.all(np.abs(step) <= NEWTON_RTOL * np.maximum(lam, TINY)):
+            break
+    return np.maximum(lam, 0.0)
+
+
+class _Sample:
+    """F restricted to the features active at ρ, with the primal/dual maps of the module docstring."""
+
+    def __init__(self, F, asq, rho):
+        self.rho = rho
+        self.act = np.flatnonzero(asq > rho)
+        self.Fa = F[:, self.act]
+        self.r = F.shape[0]
+
+    def primal(self, X):
+        """(ψ(X'), unit y_i as columns) at X' = (1 − MIX)X + MIX·I/r."""
+        Xm = (1 - MIX) * X + MIX * np.eye(self.r) / self.r
+        x, Q = np.linalg.eigh(Xm)
+        x = np.maximum(x, 0.0)
+        c = Q.T @ self.Fa
+        lam = _roots(x, c * c, self.rho)
+        y = Q @ ((x[:, None] / (lam[None, :] + self.rho * x[:, None])) * c)
+        n = np.linalg.norm(y, axis=0)
+        y = y / np.where(n > 0, n, 1.0)
+        return float(np.sum(lam)), y
+
+    def gram(self, y):
+        """Σ Y_i (unsafe, for the Frank–Wolfe direction) from unit y_i."""
+        s = np.sum(self.Fa * y, axis=0)
+        gap = s * s - self.rho
+        ok = gap > 0
+        W = self.Fa[:, ok] * s[ok] - self.rho * y[:, ok]
+        return (W / gap[ok]) @ W.T
+
+
+def dual_value(F, asq, rho, k, act, y, ferr) -> float:
+    """Safe value of (B) at ρ with unit directions y (columns, for the features ``act``).
+
+    Special Y_i = b bᵀ/gap where the gap is large enough, (B_i)₊ otherwise, 0 for
+    ‖a_i‖² ≤ ρ; margins of the module docstring.
+    """
+    r = F.shape[0]
+    Fa = F[:, act]
+    s = np.sum(Fa * y, axis=0)
+    sa = asq[act]
+    scale = sa + rho
+    gap = s * s - rho
+    special = gap >= PATTERN_MIN_GAP * scale
+    W = np.empty_like(Fa)
+    coef = np.empty(len(act))
+    W[:, special] = Fa[:, special] * s[special] - rho * y[:, special]
+    coef[special] = 1.0 / gap[special]
+    fb = ~special
+    an = np.sqrt(sa[fb])
+    W[:, fb] = Fa[:, fb] / np.where(an > 0, an, 1.0)
+    coef[fb] = np.maximum(sa[fb] - rho, 0.0)
+    tau = np.where(special, PATTERN_TAU_SPECIAL * (r + PATTERN_TAU_ROWS) * EPS * scale
+                   * (1 + scale / np.maximum(gap, TINY)),
+                   PATTERN_TAU_FALLBACK * (r + PATTERN_TAU_ROWS) * EPS * scale)
+    # inactive features (‖a_i‖² ≤ ρ in floating point): Y_i = 0, within τ of (B_i)₊
+    tau_out = PATTERN_TAU_FALLBACK * (r + PATTERN_TAU_ROWS) * EPS * float(np.sum(np.delete(asq, act) + rho))
+    M = (W * coef) @ W.T
+    form = gamma(len(act) + 2) * float(np.sum(coef * np.sum(W * W, axis=0)))
+    lam, _ = lmax_upper((M + M.T) / 2, form)
+    v = k * rho + lam + float(np.sum(tau)) + tau_out + ferr
+    return safe(v + gamma(4) * abs(v))
+
+
+def _frank_wolfe(S: _Sample, X, iters, k, F, asq, ferr, deadline):
+    """Frank–Wolfe on ψ at one ρ from X; returns (best safe bound, X, primal value, iterations).
+
+    The step t along uuᵀ − X is searched geometrically from the previous one
+    (doubled while ψ improves, else halved until it does): the steps shrink by
+    orders of magnitude as the iterates approach the optimum.
+    """
+    best = math.inf
+    psi, y = S.primal(X)
+    t = 0.5
+    it = 0
+    for it in range(1, iters + 1):  # noqa: B007 (the count is returned)
+        best = min(best, dual_value(F, asq, S.rho, k, S.act, y, ferr))
+        G = S.gram(y)
+        u = np.linalg.eigh((G + G.T) / 2)[1][:, -1]
+        U = np.outer(u, u)
+        ft = S.primal((1 - t) * X + t * U)
+        if ft[0] > psi:
+            while t < 1.0:
+                t2 = min(1.0, 2 * t)
+                f2 = S.primal((1 - t2) * X + t2 * U)
+                if f2[0] <= ft[0]:
+                    break
+                t, ft = t2, f2
+        else:
+            for _ in range(MAX_HALVINGS):
+                t = t / 2
+                ft = S.primal((1 - t) * X + t * U)
+                if ft[0] > psi:
+                    break
+        if ft[0] > psi:
+            X = (1 - t) * X + t * U
+            psi, y = ft
+        # kρ + ψ(X) is the relaxation's value at a primal point: within STOP_GAP, stop
+        if best - (k * S.rho + psi) <= STOP_GAP * best or time.perf_counter() > deadline:
+            break
+    best = min(best, dual_value(F, asq, S.rho, k, S.act, y, ferr))
+    return best, X, psi, it
+
+
+def _feasible_value(problem, F, k) -> float:
+    """A feasible value L ≤ OPT: λmax of the submatrix on the top-k loadings of the first PC."""
+    v = problem.first_pc()
+    S = np.argsort(-np.abs(v))[:k]
+    Fs = F[:, S]
+    return float(np.linalg.eigvalsh(Fs @ Fs.T if Fs.shape[0] < Fs.shape[1] else Fs.T @ Fs)[-1])
+
+
+@timed
+def dabe_sdp_bound(problem, k, nonneg=False, *, coarse_iters: int = COARSE_ITERS,
+                   fine_iters: int = FINE_ITERS, time_limit: float = 40.0,
+                   rho_factors=RHO_FACTORS) -> Bound:
+    """OPT ≤ kρ + λmax(ΣY_i) with Y_i from a Frank–Wolfe solution of the dABE SDP (module docstring).
+
+    ρ runs over ``rho_factors``·L/k (L a feasible value) with ``coarse_iters``
+    Frank–Wolfe steps each (warm-started), then, ``RHO_LEVELS`` times, the best ρ
+    and the midpoints to its two neighbours get up to ``fine_iters`` more, all
+    within ``time_limit`` seconds.  Every evaluated dual point is a valid bound; the smallest is kept.
+    Validity: margins of the module docstring, then rel 1e-10.
+    """
+    k = check_k(problem, k)
+    if not problem.uses_factor and problem.dim > MAX_DENSE_DIM:
+        raise NotApplicable(f"a dense C is factored by its eigendecomposition: D = {problem.dim} > "
+                            f"{MAX_DENSE_DIM}")
+    F, ferr = factor_with_error(problem)
+    r = F.shape[0]
+    if r > MAX_SAMPLES:
+        raise NotApplicable(f"r × r eigenproblems per step with r = {r} > {MAX_SAMPLES}")
+    if r == 0:
+        raise NotApplicable("C = 0 has no factor")
+    asq = np.einsum("ij,ij->j", F, F)
+    deadline = time.perf_counter() + time_limit
+    L = _feasible_value(problem, F, k)
+    X = np.eye(r) / r
+    results: dict[float, tuple[float, np.ndarray]] = {}
+    for fct in rho_factors:
+        rho = fct * L / k
+        if results and time.perf_counter() > deadline:
+            break
+        if not np.any(asq > rho):
+            continue
+        b, X, _, _ = _frank_wolfe(_Sample(F, asq, rho), X, coarse_iters, k, F, asq, ferr, deadline)
+        results[rho] = (b, X)
+    if not results:
+        raise NotApplicable("no feature has ‖a_i‖² above the ρ grid")
+    iters_total = coarse_iters * len(results)
+    for _level in range(RHO_LEVELS):
+        rhos = sorted(results)
+        best_rho = min(results, key=lambda p: results[p][0])
+        j = rhos.index(best_rho)
+        cands = [best_rho] + [(best_rho + rhos[i]) / 2 for i in (j - 1, j + 1) if 0 <= i < len(rhos)]
+        X0 = results[best_rho][1]
+        for rho in cands:
+            if time.perf_counter() > deadline:
+                break
+            b, Xn, _, it = _frank_wolfe(_Sample(F, asq, rho), X0, fine_iters, k, F, asq, ferr, deadline)
+            iters_total += it
+            if rho not in results or b < results[rho][0]:
+                results[rho] = (b, Xn)
+    best_rho = min(results, key=lambda p: results[p][0])
+    value = results[best_rho][0]
+    return Bound(value, "dabe_sdp",
+                 {"rho": best_rho, "feasible_value_used": L, "iterations": iters_total,
+                  "active_features": int(np.sum(asq > best_rho)), "samples": r}, 0.0,
+                 "kρ + λmax(ΣY_i) for feasible Y_i from the Frank–Wolfe directions (rounding shifts τ_i, "
+                 "forming error, Weyl margin, ‖C−FᵀF‖) + rel 1e-10")
+
+
+def _default_when(problem) -> bool:
+    """Default only on wide data (a factor) or dense problems beyond the cvxpy SDPs' size limit."""
+    return problem.uses_factor or problem.dim > DENSE_SDP_MAX_DIM
+
+
+DABE_SDP = BoundSpec(
+    "dabe_sdp", dabe_sdp_bound, COST_SDP, time_option="time_limit", default_when=_default_when,
+    description="dABE ℓ0 SDP in sample space by Frank–Wolfe: kρ + λmax(ΣY_i), Y_i ⪰ a_ia_iᵀ − ρI, Y_i ⪰ 0",
+    reference=DABE + " (§4, the dual of the semidefinite relaxation of the ℓ0-penalised problem, "
+              "evaluated at dual points Y_i = B_iyyᵀB_i/(yᵀB_iy) read from a Frank–Wolfe solution of the "
+              "primal in sample space; certpca's own solver).")
+
+SPECS = [DABE_SDP]
