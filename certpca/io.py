@@ -26,13 +26,13 @@ from pathlib import Path
 import pandas as pd
 
 from . import datasets
-from .data import Dataset, prepare, read, read_labels, with_labels
+from .data import KINDS, Dataset, from_object, is_anndata, is_in_memory, prepare, read, read_labels, with_labels
 from .errors import InputError
 
 
 # ------------------------------------------------------------------ input
 def load(
-    path_or_name: str | Path,
+    path_or_name,
     *,
     transpose: bool = False,
     covariance: bool = False,
@@ -41,13 +41,29 @@ def load(
     scale: bool = False,
     log2: float | None = None,
     labels: str | Path | None = None,
+    layer: str | None = None,
+    use_raw: bool = False,
 ) -> Dataset:
     """Read a file or a bundled data set by name, attach labels, then :func:`~certpca.data.prepare` it.
 
     ``labels`` is a CSV ``sample,label`` (or any first two columns) matched by
     sample id, or the name of a column of a samples-as-rows CSV/TSV data file;
-    bundled sets carry their own labels.
+    bundled sets carry their own labels.  ``path_or_name`` may also be a numpy
+    array, a DataFrame (index = sample ids, columns = feature ids), a scipy.sparse
+    matrix or an AnnData object (``layer``, ``use_raw``; ``labels`` names an obs column).
     """
+    if is_in_memory(path_or_name):
+        if transpose or covariance or na is not None:
+            raise InputError("transpose, covariance and na apply to files; drop them for in-memory data")
+        in_anndata = labels is not None and not Path(str(labels)).is_file() and is_anndata(path_or_name)
+        ds = from_object(path_or_name, layer=layer, use_raw=use_raw, labels=str(labels) if in_anndata else None)
+        if labels is not None and not in_anndata:
+            ds = with_labels(ds, read_labels(labels))
+        return prepare(ds, center=center, scale=scale, log2=log2)
+    if not isinstance(path_or_name, (str, Path)):
+        raise InputError(f"data of type {type(path_or_name).__name__} is not supported; give {KINDS}")
+    if layer is not None or use_raw:
+        raise InputError("layer and use_raw apply to AnnData objects only; drop them")
     path = Path(path_or_name)
     name = str(path_or_name)
     if path.is_dir():
