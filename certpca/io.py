@@ -21,12 +21,24 @@ import tempfile
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
 
 from . import datasets
-from .data import KINDS, Dataset, from_object, is_anndata, is_in_memory, prepare, read, read_labels, with_labels
+from .data import (
+    KINDS,
+    Dataset,
+    from_object,
+    is_anndata,
+    is_in_memory,
+    prepare,
+    read,
+    read_h5ad,
+    read_labels,
+    with_labels,
+)
 from .errors import InputError
 
 
@@ -62,9 +74,23 @@ def load(
         return prepare(ds, center=center, scale=scale, log2=log2)
     if not isinstance(path_or_name, (str, Path)):
         raise InputError(f"data of type {type(path_or_name).__name__} is not supported; give {KINDS}")
-    if layer is not None or use_raw:
-        raise InputError("layer and use_raw apply to AnnData objects only; drop them")
     path = Path(path_or_name)
+    bundled = None if path.exists() else datasets.h5ad(str(path_or_name))
+    if bundled is not None or (path.is_file() and path.suffix.lower() == ".h5ad"):
+        if transpose or covariance or na is not None:
+            raise InputError("transpose, covariance and na do not apply to .h5ad files; drop them")
+        obs_column = labels is not None and not Path(labels).is_file()
+        column = str(labels) if obs_column else None
+        if bundled is not None:   # a bundled AnnData: its own layer and labels unless others are asked for
+            path, use_raw, column = bundled[0], use_raw or layer is None, column or bundled[1]
+        ds = read_h5ad(path, layer=layer, use_raw=use_raw, labels=column)
+        if bundled is not None:
+            ds = replace(ds, name=str(path_or_name).lower(), source=f"bundled:{str(path_or_name).lower()}")
+        if labels is not None and not obs_column:
+            ds = with_labels(ds, read_labels(labels))
+        return prepare(ds, center=center, scale=scale, log2=log2)
+    if layer is not None or use_raw:
+        raise InputError("layer and use_raw apply to AnnData objects and .h5ad files only; drop them")
     name = str(path_or_name)
     if path.is_dir():
         raise InputError(f"{name} is a folder; give a data file or a bundled data set name")

@@ -6,6 +6,7 @@ import pytest
 import scipy.sparse as sp
 
 import certpca
+from certpca.datasets import data_dir
 from certpca.errors import InputError
 
 
@@ -84,3 +85,26 @@ def test_missing_layer_and_obs_column_are_named():
         certpca.load(adata, layer="nope")
     with pytest.raises(InputError, match="not an obs column"):
         certpca.load(adata, labels="nope")
+
+
+def test_bundled_pbmc_is_raw_x_with_bulk_labels():
+    adata = anndata.read_h5ad(data_dir() / "pbmc68k_reduced.h5ad")
+    ds = certpca.load("pbmc")
+    assert ds.shape == (700, 765)
+    assert ds.labels.nunique() == 10
+    raw = adata.raw.X.toarray().astype(float)
+    np.testing.assert_allclose(ds.matrix, raw - raw.mean(axis=0), atol=1e-10)
+    assert list(ds.labels) == list(adata.obs["bulk_labels"].astype(str))
+    assert certpca.load("pbmc", labels="louvain").labels.nunique() == adata.obs["louvain"].nunique()
+
+
+def test_h5ad_file_with_layer_and_obs_labels(tmp_path, table):
+    frame, csv = table
+    adata = anndata.AnnData(X=np.zeros(frame.shape), obs=pd.DataFrame({"cell": ["a", "b"] * 20}, index=frame.index),
+                            var=pd.DataFrame(index=frame.columns))
+    adata.layers["counts"] = sp.csr_matrix(frame.to_numpy())
+    path = tmp_path / "x.h5ad"
+    adata.write_h5ad(path)
+    ds = certpca.load(path, layer="counts", labels="cell")
+    np.testing.assert_allclose(ds.matrix, certpca.load(csv).matrix, rtol=1e-12, atol=1e-14)
+    assert list(ds.labels) == ["a", "b"] * 20

@@ -5,10 +5,10 @@
 - :mod:`.convert`: :func:`from_object` for arrays, DataFrames, sparse matrices, AnnData;
 - :mod:`.prepare`: :func:`prepare` (log floor, centring, scaling) and class labels.
 """
-from .convert import KINDS, from_object, is_anndata, is_in_memory
+from .convert import KINDS, from_object, is_anndata, is_in_memory, read_h5ad
 from .dataset import Dataset, pixel_ids
 from .prepare import prepare, read_labels, with_labels
 from .readers import NA_OPTIONS, read
 
-__all__ = ["KINDS", "Dataset", "from_object", "is_anndata", "is_in_memory",
+__all__ = ["KINDS", "Dataset", "from_object", "is_anndata", "is_in_memory", "read_h5ad",
            "NA_OPTIONS", "pixel_ids", "prepare", "read", "read_labels", "with_labels"]

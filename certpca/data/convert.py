@@ -7,7 +7,9 @@ covariance operator in ``certpca/problem.py``.
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -50,6 +52,20 @@ def from_object(obj: Any, *, layer: str | None = None, use_raw: bool = False,
     n, d = matrix.shape
     return _dataset(matrix, [f"s{i + 1}" for i in range(n)], [f"f{j + 1}" for j in range(d)],
                     "sparse matrix" if sp.issparse(obj) else "array")
+
+
+def read_h5ad(path: Path, *, layer: str | None = None, use_raw: bool = False,
+              labels: str | None = None) -> Dataset:
+    """An ``.h5ad`` file as a raw Dataset (``X``, a layer or ``raw.X``; labels from an obs column)."""
+    import anndata  # imported here: it loads h5py, and only .h5ad files need it
+    try:
+        with warnings.catch_warnings():   # anndata warns about uns layouts of older files; the data are unaffected
+            warnings.simplefilter("ignore", FutureWarning)
+            adata = anndata.read_h5ad(path)
+    except (OSError, ValueError, KeyError) as err:
+        raise InputError(f"cannot read {path}: {str(err).splitlines()[0]}") from None
+    ds = from_object(adata, layer=layer, use_raw=use_raw, labels=labels)
+    return replace(ds, name=path.name.removesuffix(".h5ad"), source=str(path))
 
 
 def _dense(obj: Any) -> np.ndarray:
