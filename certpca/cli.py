@@ -54,13 +54,16 @@ class _Parser(argparse.ArgumentParser):
 def _data_options() -> _Parser:
     p = _Parser(add_help=False)
     g = p.add_argument_group("input")
-    g.add_argument("data", help="a bundled data set name (certpca data list) or a CSV/TSV(.gz), parquet or npz file")
+    g.add_argument("data", help="a bundled data set name (certpca data list) or a CSV/TSV(.gz), parquet, npz "
+                                 "or h5ad file")
     g.add_argument("--transpose", action="store_true", help="the file has features as rows, samples as columns")
     g.add_argument("--covariance", action="store_true", help="the file is a covariance or correlation matrix")
     g.add_argument("--scale", action="store_true", help="scale features to unit variance (correlation PCA)")
     g.add_argument("--no-center", dest="center", action="store_false", help="do not centre the features")
     g.add_argument("--log2", type=float, metavar="FLOOR", help="take log2(max(x, FLOOR)) first (expression data)")
     g.add_argument("--na", choices=["drop-rows", "drop-cols", "mean"], help="how to handle missing values")
+    g.add_argument("--layer", metavar="NAME", help="an .h5ad file's layer to analyse (default X)")
+    g.add_argument("--use-raw", action="store_true", help="analyse an .h5ad file's raw.X")
     return p
 
 
@@ -143,7 +146,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
 def _load(args):
     return load(args.data, transpose=args.transpose, covariance=args.covariance, na=args.na,
-                center=args.center, scale=args.scale, log2=args.log2)
+                center=args.center, scale=args.scale, log2=args.log2, layer=args.layer, use_raw=args.use_raw)
 
 
 def _data_lines(ds) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from certpca.data import Dataset, prepare, read, read_labels, with_labels
+from certpca.data import Dataset, prepare, read, read_h5ad, read_labels, with_labels
 from certpca.errors import InputError
 
 
@@ -56,6 +56,14 @@ def _read_cbcl(folder: Path) -> Dataset:
     """The raw faces (uint8) divided by 255, so pixels lie in [0, 1]."""
     ds = read(folder / "cbcl_faces.npz", key="faces")
     return replace(ds, matrix=ds.matrix / 255, preprocessing={**ds.preprocessing, "divided_by": 255})
+
+
+H5AD_LABELS = {"pbmc": "bulk_labels"}  # default obs label column of each bundled AnnData set
+
+
+def _read_pbmc(folder: Path) -> Dataset:
+    """The sparse log-normalised ``raw.X`` (README section h) with ``bulk_labels`` as labels."""
+    return read_h5ad(folder / "pbmc68k_reduced.h5ad", use_raw=True, labels=H5AD_LABELS["pbmc"])
 
 
 def _read_pitprops(folder: Path) -> Dataset:
@@ -119,6 +127,12 @@ _ENTRIES = (
         "CBCL Face Database #1, MIT CBCL (Sung 1996)",
         _read_cbcl,
         "19 × 19 faces, raw uint8 divided by 255; pixel ids rRRcCC",
+    ),
+    _Entry(
+        "pbmc", "pbmc68k_reduced.h5ad", "samples", (700, 765), None, 10,
+        "Zheng et al. 2017, Nature Communications 8:14049 (10x 68k PBMCs, reduced; from scanpy 1.11.5)",
+        _read_pbmc,
+        "log-normalised raw.X (sparse) of 765 variable genes; labels are obs bulk_labels (10 cell types)",
     ),
     _Entry(
         "pitprops", "pitprops.csv", "covariance", (13, 13), None, 0,
@@ -185,6 +199,14 @@ def raw(name: str) -> Dataset:
     e = _entry(name)
     ds = e.reader(data_dir())
     return replace(ds, name=e.name, source=f"bundled:{e.name}")
+
+
+def h5ad(name: str) -> tuple[Path, str] | None:
+    """For a bundled AnnData set: its file and default obs label column (so layers and obs columns can be chosen)."""
+    e = _BY_NAME.get(name.lower())
+    if e is None or not e.file.endswith(".h5ad"):
+        return None
+    return data_dir() / e.file, H5AD_LABELS[e.name]
 
 
 def load(name: str, *, center: bool = True, scale: bool = False, log2: float | None = None) -> Dataset:

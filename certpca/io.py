@@ -21,18 +21,30 @@ import tempfile
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
 
 from . import datasets
-from .data import Dataset, prepare, read, read_labels, with_labels
+from .data import (
+    KINDS,
+    Dataset,
+    from_object,
+    is_anndata,
+    is_in_memory,
+    prepare,
+    read,
+    read_h5ad,
+    read_labels,
+    with_labels,
+)
 from .errors import InputError
 
 
 # ------------------------------------------------------------------ input
 def load(
-    path_or_name: str | Path,
+    path_or_name,
     *,
     transpose: bool = False,
     covariance: bool = False,
@@ -41,14 +53,44 @@ def load(
     scale: bool = False,
     log2: float | None = None,
     labels: str | Path | None = None,
+    layer: str | None = None,
+    use_raw: bool = False,
 ) -> Dataset:
     """Read a file or a bundled data set by name, attach labels, then :func:`~certpca.data.prepare` it.
 
     ``labels`` is a CSV ``sample,label`` (or any first two columns) matched by
     sample id, or the name of a column of a samples-as-rows CSV/TSV data file;
-    bundled sets carry their own labels.
+    bundled sets carry their own labels.  ``path_or_name`` may also be a numpy
+    array, a DataFrame (index = sample ids, columns = feature ids), a scipy.sparse
+    matrix or an AnnData object (``layer``, ``use_raw``; ``labels`` names an obs column).
     """
+    if is_in_memory(path_or_name):
+        if transpose or covariance or na is not None:
+            raise InputError("transpose, covariance and na apply to files; drop them for in-memory data")
+        in_anndata = labels is not None and not Path(str(labels)).is_file() and is_anndata(path_or_name)
+        ds = from_object(path_or_name, layer=layer, use_raw=use_raw, labels=str(labels) if in_anndata else None)
+        if labels is not None and not in_anndata:
+            ds = with_labels(ds, read_labels(labels))
+        return prepare(ds, center=center, scale=scale, log2=log2)
+    if not isinstance(path_or_name, (str, Path)):
+        raise InputError(f"data of type {type(path_or_name).__name__} is not supported; give {KINDS}")
     path = Path(path_or_name)
+    bundled = None if path.exists() else datasets.h5ad(str(path_or_name))
+    if bundled is not None or (path.is_file() and path.suffix.lower() == ".h5ad"):
+        if transpose or covariance or na is not None:
+            raise InputError("transpose, covariance and na do not apply to .h5ad files; drop them")
+        obs_column = labels is not None and not Path(labels).is_file()
+        column = str(labels) if obs_column else None
+        if bundled is not None:   # a bundled AnnData: its own layer and labels unless others are asked for
+            path, use_raw, column = bundled[0], use_raw or layer is None, column or bundled[1]
+        ds = read_h5ad(path, layer=layer, use_raw=use_raw, labels=column)
+        if bundled is not None:
+            ds = replace(ds, name=str(path_or_name).lower(), source=f"bundled:{str(path_or_name).lower()}")
+        if labels is not None and not obs_column:
+            ds = with_labels(ds, read_labels(labels))
+        return prepare(ds, center=center, scale=scale, log2=log2)
+    if layer is not None or use_raw:
+        raise InputError("layer and use_raw apply to AnnData objects and .h5ad files only; drop them")
     name = str(path_or_name)
     if path.is_dir():
         raise InputError(f"{name} is a folder; give a data file or a bundled data set name")

@@ -15,6 +15,7 @@ README = {
     "golub": ((72, 7129), {"ALL": 47, "AML": 25}),
     "khan": ((63, 2308), {"EWS": 23, "RMS": 20, "NB": 12, "BL": 8}),
     "alon": ((62, 2000), {"t": 40, "n": 22}),
+    "pbmc": ((700, 765), None),   # 10 cell types; counts checked in tests/test_convert.py against the h5ad
     "lrs": ((531, 93), None),
     "cbcl": ((2429, 361), None),
     "pitprops": ((13, 13), None),

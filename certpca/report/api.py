@@ -44,7 +44,7 @@ def report(data: Dataset | str | Path, *, k: int, output: str | Path = "report.h
         ds = data if labels is None else with_labels(data, read_labels(labels))
     else:
         ds = load(data, labels=labels)
-    protected = [*inputs, ds.source, labels, None if isinstance(data, Dataset) else data]
+    protected = [*inputs, ds.source, labels, data if isinstance(data, (str, Path)) else None]
     plan = resolve(ds, k=k, **run_options)   # bad options fail here, before any file or folder is touched
     out = Outputs(force=force, inputs=protected)
     page = out.claim(output, "report", flag="output")

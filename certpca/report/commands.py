@@ -85,14 +85,16 @@ def add_commands(sub, data_options) -> None:
 
 def _labels(p) -> None:
     p.add_argument("--labels", metavar="FILE|COLUMN",
-                   help="class labels: a CSV sample,label or a column of the data file (default: the bundled labels)")
+                   help="class labels: a CSV sample,label, a column of the data file or an .h5ad obs column "
+                        "(default: the bundled labels)")
 
 
 # ------------------------------------------------------------------ input
 def load_data(args) -> Dataset:
     """The data as the common options say, with --labels from a file or a column of the data."""
     return load(args.data, transpose=args.transpose, covariance=args.covariance, na=args.na, center=args.center,
-                scale=args.scale, log2=args.log2, labels=getattr(args, "labels", None))
+                scale=args.scale, log2=args.log2, labels=getattr(args, "labels", None),
+                layer=args.layer, use_raw=args.use_raw)
 
 
 def _sizes(spec: str, dim: int) -> list[int]:

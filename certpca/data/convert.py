@@ -1,0 +1,112 @@
+"""In-memory data a Python user holds (numpy array, DataFrame, scipy.sparse, AnnData) → a raw Dataset.
+
+Each becomes the same samples × features Dataset a file reader returns, with the
+same id checks, so :func:`certpca.io.load` prepares all of them one way.  For now a
+sparse matrix is densified here (N × D floats); keeping it sparse needs a sparse
+covariance operator in ``certpca/problem.py``.
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from certpca.errors import InputError
+
+from .dataset import Dataset, check_ids
+
+KINDS = "a path, a bundled name, a numpy array, a pandas DataFrame, a scipy.sparse matrix or an AnnData object"
+
+
+def is_in_memory(obj: Any) -> bool:
+    """True for the in-memory objects :func:`from_object` converts."""
+    return isinstance(obj, (np.ndarray, pd.DataFrame)) or sp.issparse(obj) or is_anndata(obj)
+
+
+def is_anndata(obj: Any) -> bool:
+    """AnnData recognised by its type name, so anndata is imported only when such an object is given."""
+    return any(cls.__name__ == "AnnData" for cls in type(obj).__mro__)
+
+
+def from_object(obj: Any, *, layer: str | None = None, use_raw: bool = False,
+                labels: str | None = None) -> Dataset:
+    """A raw (unprepared) Dataset from an in-memory object; ``layer``/``use_raw``/``labels`` for AnnData."""
+    if not is_anndata(obj) and (layer is not None or use_raw):
+        raise InputError("layer and use_raw apply to AnnData objects only; drop them")
+    if is_anndata(obj):
+        return _from_anndata(obj, layer=layer, use_raw=use_raw, labels=labels)
+    if isinstance(obj, pd.DataFrame):
+        bad = [str(c) for c, t in obj.dtypes.items() if not (pd.api.types.is_numeric_dtype(t)
+                                                             and not pd.api.types.is_bool_dtype(t))]
+        if bad:
+            raise InputError(f"DataFrame columns {', '.join(bad[:5])} are not numeric; "
+                             "drop them or pass labels separately")
+        return _dataset(obj.to_numpy(dtype=float), [str(i) for i in obj.index],
+                        [str(c) for c in obj.columns], "DataFrame")
+    matrix = _dense(obj)
+    n, d = matrix.shape
+    return _dataset(matrix, [f"s{i + 1}" for i in range(n)], [f"f{j + 1}" for j in range(d)],
+                    "sparse matrix" if sp.issparse(obj) else "array")
+
+
+def read_h5ad(path: Path, *, layer: str | None = None, use_raw: bool = False,
+              labels: str | None = None) -> Dataset:
+    """An ``.h5ad`` file as a raw Dataset (``X``, a layer or ``raw.X``; labels from an obs column)."""
+    import anndata  # imported here: it loads h5py, and only .h5ad files need it
+    try:
+        with warnings.catch_warnings():   # anndata warns about uns layouts of older files; the data are unaffected
+            warnings.simplefilter("ignore", FutureWarning)
+            adata = anndata.read_h5ad(path)
+    except (OSError, ValueError, KeyError) as err:
+        raise InputError(f"cannot read {path}: {str(err).splitlines()[0]}") from None
+    ds = from_object(adata, layer=layer, use_raw=use_raw, labels=labels)
+    return replace(ds, name=path.name.removesuffix(".h5ad"), source=str(path))
+
+
+def _dense(obj: Any) -> np.ndarray:
+    """A 2-D float array of an array or sparse matrix, refusing other shapes and types."""
+    matrix = obj.toarray() if sp.issparse(obj) else np.asarray(obj)
+    if matrix.ndim != 2:
+        raise InputError(f"data must be 2-D samples × features; got an array of shape {matrix.shape}")
+    if not (np.issubdtype(matrix.dtype, np.number) and not np.issubdtype(matrix.dtype, np.bool_)):
+        raise InputError(f"data must be numeric; got dtype {matrix.dtype}")
+    return matrix.astype(float)
+
+
+def _from_anndata(adata: Any, *, layer: str | None, use_raw: bool, labels: str | None) -> Dataset:
+    """X, a layer or raw.X of an AnnData object, ids from obs_names/var_names, labels from an obs column."""
+    if layer is not None and use_raw:
+        raise InputError("layer and use_raw are exclusive; give one of them")
+    if use_raw:
+        if adata.raw is None:
+            raise InputError("use_raw: this AnnData has no raw; drop use_raw")
+        matrix, var_names = adata.raw.X, adata.raw.var_names
+    elif layer is not None:
+        if layer not in adata.layers:
+            raise InputError(f"layer {layer!r} is not in this AnnData (layers: {', '.join(adata.layers) or 'none'})")
+        matrix, var_names = adata.layers[layer], adata.var_names
+    else:
+        matrix, var_names = adata.X, adata.var_names
+    ds = _dataset(_dense(matrix), [str(i) for i in adata.obs_names], [str(v) for v in var_names], "AnnData")
+    if labels is None:
+        return ds
+    if labels not in adata.obs.columns:
+        columns = ", ".join(map(str, adata.obs.columns[:8])) or "none"
+        raise InputError(f"labels {labels!r} is not an obs column (columns: {columns})")
+    found = pd.Series(adata.obs[labels].astype(str).to_numpy(), index=ds.sample_ids, name="label")
+    return replace(ds, labels=found)
+
+
+def _dataset(matrix: np.ndarray, sample_ids: list[str], feature_ids: list[str], kind: str) -> Dataset:
+    check_ids(feature_ids, sample_ids)
+    if not np.isfinite(matrix).all():
+        raise InputError(f"the {kind} has missing or infinite values; remove or impute them first")
+    if matrix.shape[0] < 2:
+        raise InputError(f"{matrix.shape[0]} sample(s): a covariance needs at least 2; rows are samples")
+    return Dataset(name=kind, matrix=matrix, feature_ids=pd.Index(feature_ids),
+                   sample_ids=pd.Index(sample_ids), labels=None, source="", preprocessing={"transposed": False})
