@@ -225,7 +225,7 @@ def certify_vector(problem, w, k, nonneg=False, *, bounds=None, budget: float | 
         if stop_when_optimal and np.isfinite(upper) and upper - value <= tol * upper:
             skipped[name] = "already certified optimal"
             continue
-        kw = {"support": np.flatnonzero(w)} if name == "pattern" else {}
+        kw: dict[str, object] = {"support": np.flatnonzero(w)} if name == "pattern" else {}
         if spec.time_option is not None and left is not None:
             # a time limit is checked between iterations: leave room for the last one
             kw[spec.time_option] = max(TIME_OPTION_SHARE * left, 0.0)
