@@ -13,6 +13,7 @@ BLAS thread.
 
     python bench/bench_certify.py        # writes reports/bench/certify.md
 """
+
 from __future__ import annotations
 
 import os
@@ -38,6 +39,7 @@ def _old_default(name: str, dim: int) -> bool:
     """Was this bound in the default certificate before the wide-data families?"""
     return name not in NEW and not (name == "exact" and dim > OLD_EXACT_MAX_DIM)
 
+
 CASES = [  # data, preprocessing, k, nonneg, today (issue 14), goal, time goal (s)
     ("leukemia", {}, 50, True, 0.605, 0.90, 60),
     ("leukemia", {"log2": 20}, 50, True, 0.689, 0.95, 60),
@@ -61,40 +63,64 @@ def main():
         for name, kw, k, nonneg, today_issue, goal, t_goal in CASES:
             P = datasets.load(name, **kw).problem()
             t0 = time.perf_counter()
-            best = max((solve(P, k, nonneg=nonneg, method=m) for m in ("em", "threshold")),
-                       key=lambda c: c.variance)
+            best = max((solve(P, k, nonneg=nonneg, method=m) for m in ("em", "threshold")), key=lambda c: c.variance)
             t_solve = time.perf_counter() - t0
             t0 = time.perf_counter()
             cert = certify_vector(P, best.weights, k, nonneg=nonneg)
             t_cert = time.perf_counter() - t0
             old = [b.value for b in cert.bounds if _old_default(b.name, P.dim)]
             today = cert.value / min(old) if old else float("nan")
-            rows.append((name, _prep(kw), k, P.dim, nonneg, best.method, cert.value, cert.upper_bound, today,
-                         cert.certified_fraction, cert.winner, cert.optimal, t_solve, t_cert, today_issue,
-                         goal, t_goal))
-            details.append((name, _prep(kw), k, nonneg, sorted(cert.bounds, key=lambda b: b.value),
-                            cert.skipped, cert.value))
+            rows.append(
+                (
+                    name,
+                    _prep(kw),
+                    k,
+                    P.dim,
+                    nonneg,
+                    best.method,
+                    cert.value,
+                    cert.upper_bound,
+                    today,
+                    cert.certified_fraction,
+                    cert.winner,
+                    cert.optimal,
+                    t_solve,
+                    t_cert,
+                    today_issue,
+                    goal,
+                    t_goal,
+                )
+            )
+            details.append(
+                (name, _prep(kw), k, nonneg, sorted(cert.bounds, key=lambda b: b.value), cert.skipped, cert.value)
+            )
 
-    lines = ["# Certification benchmark (reports/bench/certify.md)", "",
-             f"Command: `OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 python "
-             f"bench/bench_certify.py`; {platform.machine()}, {os.cpu_count()} cores, one BLAS thread; "
-             f"certpca {certpca.__version__}, numpy {np.__version__}. The default certificate "
-             "(all applicable bounds, 60 s budget); 'today' = the best bound of the default list before "
-             f"{', '.join(NEW)} and the exact search beyond D = {OLD_EXACT_MAX_DIM} (same run); 'issue' = "
-             "the issue's measurement of today. 'optimal' = proven optimal (gap ≤ 1e-6 relative).", "",
-             "| data | preprocessing | k | D | problem | vector | value | upper bound | today | issue | "
-             "certified | optimal | winning bound | solve (s) | certify (s) | goal |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for (name, prep, k, D, nn, method, v, ub, today, frac, win, opt, ts, tc, tiss, goal, tg) in rows:
+    lines = [
+        "# Certification benchmark (reports/bench/certify.md)",
+        "",
+        f"Command: `OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 python "
+        f"bench/bench_certify.py`; {platform.machine()}, {os.cpu_count()} cores, one BLAS thread; "
+        f"certpca {certpca.__version__}, numpy {np.__version__}. The default certificate "
+        "(all applicable bounds, 60 s budget); 'today' = the best bound of the default list before "
+        f"{', '.join(NEW)} and the exact search beyond D = {OLD_EXACT_MAX_DIM} (same run); 'issue' = "
+        "the issue's measurement of today. 'optimal' = proven optimal (gap ≤ 1e-6 relative).",
+        "",
+        "| data | preprocessing | k | D | problem | vector | value | upper bound | today | issue | "
+        "certified | optimal | winning bound | solve (s) | certify (s) | goal |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, prep, k, D, nn, method, v, ub, today, frac, win, opt, ts, tc, tiss, goal, tg in rows:
         if goal >= 1.0:
             met = "met" if opt and tc <= tg else "not met"
             goal_s = f"proven optimal in {tg} s: {met}"
         else:
             met = "met" if frac >= goal and tc <= tg else "not met"
             goal_s = f"{goal:.0%} in {tg} s: {met}"
-        lines.append(f"| {name} | {prep} | {k} | {D} | {'nonneg' if nn else 'signed'} | {method} | {v:.6g} "
-                     f"| {ub:.6g} | {today:.1%} | {'' if tiss is None else f'{tiss:.1%}'} | {frac:.2%} "
-                     f"| {'yes' if opt else 'no'} | {win} | {ts:.2f} | {tc:.1f} | {goal_s} |")
+        lines.append(
+            f"| {name} | {prep} | {k} | {D} | {'nonneg' if nn else 'signed'} | {method} | {v:.6g} "
+            f"| {ub:.6g} | {today:.1%} | {'' if tiss is None else f'{tiss:.1%}'} | {frac:.2%} "
+            f"| {'yes' if opt else 'no'} | {win} | {ts:.2f} | {tc:.1f} | {goal_s} |"
+        )
     lines += ["", "Every bound computed (value / vector's value, seconds):", ""]
     for name, prep, k, nn, bounds, skipped, value in details:
         cells = ", ".join(f"{b.name} {b.value / value:.4f} ({b.seconds:.1f} s)" for b in bounds)

@@ -9,6 +9,7 @@ include building the covariance operator and its first eigenvector.
 
     python bench/bench_em.py            # writes reports/bench/em.md
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,6 +30,7 @@ from certpca.solvers import solve
 def sparsepca_at_cardinality(X, k, max_steps=20):
     """Bisect SparsePCA's alpha (log scale) until the component has k nonzeros."""
     from sklearn.decomposition import SparsePCA
+
     lo, hi, steps, total = 1e-3, None, 0, 0.0
     best = None
     alpha = 1.0
@@ -42,7 +44,7 @@ def sparsepca_at_cardinality(X, k, max_steps=20):
             best = (alpha, w)
         if nnz == k:
             break
-        if nnz > k:      # too dense: more penalty
+        if nnz > k:  # too dense: more penalty
             lo = alpha
             alpha = alpha * 10 if hi is None else np.sqrt(alpha * hi)
         else:
@@ -68,18 +70,30 @@ def main(argv=None):
             for method in ("em", "threshold"):
                 for nonneg in (False, True):
                     t_ready, _, comp = timed(lambda: solve(ready, 50, method=method, nonneg=nonneg), args.repeats)
-                    t_setup, _, _ = timed(lambda: solve(Problem.from_data(X, ids), 50, method=method, nonneg=nonneg),
-                                       args.repeats)
+                    t_setup, _, _ = timed(
+                        lambda: solve(Problem.from_data(X, ids), 50, method=method, nonneg=nonneg), args.repeats
+                    )
                     label = ("EM (+refit)" if method == "em" else "thresholding") + (" nonneg" if nonneg else "")
                     rows.append((name, label, t_ready, t_setup, comp.variance / lam1, comp.cardinality, ""))
             if not args.no_sklearn:
                 alpha, w, steps, total = sparsepca_at_cardinality(X, 50)
                 from sklearn.decomposition import SparsePCA
-                t, _, comp = timed(lambda: SparsePCA(n_components=1, alpha=alpha, random_state=0).fit(X),
-                                max(1, args.repeats // 2))
+
+                t, _, comp = timed(
+                    lambda: SparsePCA(n_components=1, alpha=alpha, random_state=0).fit(X), max(1, args.repeats // 2)
+                )
                 w = comp.components_[0] / np.linalg.norm(comp.components_[0])
-                rows.append((name, "sklearn SparsePCA", None, t, ready.variance(w) / lam1,
-                             int(np.count_nonzero(w)), f"alpha={alpha:.4g} after {steps} fits ({total:.1f} s tuning)"))
+                rows.append(
+                    (
+                        name,
+                        "sklearn SparsePCA",
+                        None,
+                        t,
+                        ready.variance(w) / lam1,
+                        int(np.count_nonzero(w)),
+                        f"alpha={alpha:.4g} after {steps} fits ({total:.1f} s tuning)",
+                    )
+                )
 
         ds = datasets.load("leukemia")
         P = Problem.from_data(ds.matrix, ds.feature_ids)
@@ -90,13 +104,17 @@ def main(argv=None):
     ev_path = np.array([c.variance for c in comps]) / lam1
     ev_cold = np.array([c.variance for c in cold]) / lam1
     lines.append("# EM benchmark (reports/bench/em.md)\n")
-    lines.append(f"Command: `python bench/bench_em.py`; machine: {platform.machine()}, "
-                 f"{__import__('os').cpu_count()} cores, one BLAS thread; certpca {certpca.__version__}, "
-                 f"numpy {np.__version__}. Column-centred data; EV = wᵀCw / λ1; k = 50; medians of "
-                 f"{args.repeats} runs.\n")
-    lines.append("*fit*: the solver on a ready covariance operator (its first eigenvector cached, as Sigg & "
-                 "Buhmann cache the initialisation across K); *from data*: building the operator and PC1 "
-                 "from the data matrix too, which is what one SparsePCA fit does.\n")
+    lines.append(
+        f"Command: `python bench/bench_em.py`; machine: {platform.machine()}, "
+        f"{__import__('os').cpu_count()} cores, one BLAS thread; certpca {certpca.__version__}, "
+        f"numpy {np.__version__}. Column-centred data; EV = wᵀCw / λ1; k = 50; medians of "
+        f"{args.repeats} runs.\n"
+    )
+    lines.append(
+        "*fit*: the solver on a ready covariance operator (its first eigenvector cached, as Sigg & "
+        "Buhmann cache the initialisation across K); *from data*: building the operator and PC1 "
+        "from the data matrix too, which is what one SparsePCA fit does.\n"
+    )
     lines.append("| data | method | fit (s) | from data (s) | EV | cardinality | note |")
     lines.append("|---|---|---|---|---|---|---|")
     for name, method, t_ready, t_setup, ev, card, note in rows:
@@ -105,19 +123,24 @@ def main(argv=None):
     lines.append("")
     lines.append("| leukemia path k = 1..300 | time (s) | mean EV | EV at k = 10 / 50 / 100 / 300 |")
     lines.append("|---|---|---|---|")
-    for label, t, ev in (("EM warm-started along the path (certpca.path.fit_path)", t_path, ev_path),
-                         ("EM from its own starts at every k", t_cold, ev_cold)):
-        lines.append(f"| {label} | {t:.2f} | {ev.mean():.4f} | "
-                     f"{ev[9]:.4f} / {ev[49]:.4f} / {ev[99]:.4f} / {ev[299]:.4f} |")
+    for label, t, ev in (
+        ("EM warm-started along the path (certpca.path.fit_path)", t_path, ev_path),
+        ("EM from its own starts at every k", t_cold, ev_cold),
+    ):
+        lines.append(
+            f"| {label} | {t:.2f} | {ev.mean():.4f} | {ev[9]:.4f} / {ev[49]:.4f} / {ev[99]:.4f} / {ev[299]:.4f} |"
+        )
     sk = {r[0]: r for r in rows if r[1] == "sklearn SparsePCA"}
     em = {r[0]: r for r in rows if r[1] == "EM (+refit)"}
     if sk:
         lines.append("")
         for name in sk:
-            lines.append(f"- {name}: one SparsePCA fit at its tuned alpha takes {sk[name][3] / em[name][2]:.0f}x "
-                         f"the EM fit time ({sk[name][3] / em[name][3]:.0f}x EM from the data matrix), "
-                         f"with EV {sk[name][4]:.4f} against EM's {em[name][4]:.4f}; tuning alpha to k = 50 took "
-                         f"{sk[name][6].split('(')[1].rstrip(')')}.")
+            lines.append(
+                f"- {name}: one SparsePCA fit at its tuned alpha takes {sk[name][3] / em[name][2]:.0f}x "
+                f"the EM fit time ({sk[name][3] / em[name][3]:.0f}x EM from the data matrix), "
+                f"with EV {sk[name][4]:.4f} against EM's {em[name][4]:.4f}; tuning alpha to k = 50 took "
+                f"{sk[name][6].split('(')[1].rstrip(')')}."
+            )
     text = "\n".join(lines) + "\n"
     publish("em.md", text)
 

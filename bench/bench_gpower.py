@@ -8,6 +8,7 @@ inside ``certpca.fit`` sees it); EM is listed beside it as the in-house referenc
 
     python bench/bench_gpower.py            # writes reports/bench/gpower.md
 """
+
 from __future__ import annotations
 
 import argparse
@@ -41,29 +42,51 @@ def main(argv=None):
                     steps = len(ex.get("bisection", [])) or ""
                     trunc = ex.get("truncated")
                     note = f"cut from {trunc}" if trunc else ""
-                    rows.append((method + (" nonneg" if nonneg else ""), k, med, best, comp.cardinality,
-                                 comp.variance / lam1, comp.iterations, steps, note))
+                    rows.append(
+                        (
+                            method + (" nonneg" if nonneg else ""),
+                            k,
+                            med,
+                            best,
+                            comp.cardinality,
+                            comp.variance / lam1,
+                            comp.iterations,
+                            steps,
+                            note,
+                        )
+                    )
             # one start (the paper's x0 = largest-norm column), i.e. one γ search
             e = np.zeros(P.dim)
             e[int(np.argmax(P.diag))] = 1.0
             for method in ("gpower-l1", "gpower-l0"):
-                med, best, comp = timed(lambda: solve(P, 50, method=method, nonneg=nonneg, starts=[e]),
-                                        args.repeats)
-                rows.append((method + (" nonneg" if nonneg else "") + ", paper start only", 50, med, best,
-                             comp.cardinality, comp.variance / lam1, comp.iterations,
-                             len(comp.extras["bisection"]), ""))
+                med, best, comp = timed(lambda: solve(P, 50, method=method, nonneg=nonneg, starts=[e]), args.repeats)
+                rows.append(
+                    (
+                        method + (" nonneg" if nonneg else "") + ", paper start only",
+                        50,
+                        med,
+                        best,
+                        comp.cardinality,
+                        comp.variance / lam1,
+                        comp.iterations,
+                        len(comp.extras["bisection"]),
+                        "",
+                    )
+                )
 
-    lines = ["# GPower benchmark (reports/bench/gpower.md)\n",
-             f"Command: `python bench/bench_gpower.py`; leukemia (72 × 12582, column-centred), "
-             f"machine: {platform.machine()}, {os.cpu_count()} cores, one BLAS thread; "
-             f"certpca {certpca.__version__}, numpy {np.__version__}. "
-             f"EV = wᵀCw / λ1 after renormalisation on the support; time = median (min) of "
-             f"{args.repeats} fits, γ search included, load average {os.getloadavg()[0]:.1f} at the end "
-             f"(other jobs share the machine: compare rows, not machines). GPower runs from its "
-             f"starts (sparse: paper's x0 and PC1; nonneg: x0, (PC1)₊, (−PC1)₊), each with its own "
-             f"γ search; 'γ tried' and 'iterations' are those of the winning start / of all starts.\n",
-             "| method | k | time (s) | min (s) | cardinality | EV | iterations | γ tried | note |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "# GPower benchmark (reports/bench/gpower.md)\n",
+        f"Command: `python bench/bench_gpower.py`; leukemia (72 × 12582, column-centred), "
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, one BLAS thread; "
+        f"certpca {certpca.__version__}, numpy {np.__version__}. "
+        f"EV = wᵀCw / λ1 after renormalisation on the support; time = median (min) of "
+        f"{args.repeats} fits, γ search included, load average {os.getloadavg()[0]:.1f} at the end "
+        f"(other jobs share the machine: compare rows, not machines). GPower runs from its "
+        f"starts (sparse: paper's x0 and PC1; nonneg: x0, (PC1)₊, (−PC1)₊), each with its own "
+        f"γ search; 'γ tried' and 'iterations' are those of the winning start / of all starts.\n",
+        "| method | k | time (s) | min (s) | cardinality | EV | iterations | γ tried | note |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for method, k, med, best, card, ev, its, steps, note in rows:
         lines.append(f"| {method} | {k} | {med:.4f} | {best:.4f} | {card} | {ev:.4f} | {its} | {steps} | {note} |")
     text = "\n".join(lines) + "\n"

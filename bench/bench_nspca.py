@@ -25,6 +25,7 @@ as a share of λ₁ of the deflated C; the "EM" column is emPCA (nonneg, same k,
     python bench/bench_nspca.py            # writes reports/bench/nspca.md
     python bench/bench_nspca.py --quick    # part 1 without the slow baseline rows
 """
+
 from __future__ import annotations
 
 import argparse
@@ -51,13 +52,14 @@ from certpca.solvers import solve
 from certpca.solvers.nspca import nspca_at_cardinality
 
 ROOT = Path(__file__).resolve().parent.parent
-BASELINE_REV = "70159ed"      # the last commit with the pure-Python sweep
+BASELINE_REV = "70159ed"  # the last commit with the pure-Python sweep
 
 
 def load_baseline(rev: str) -> ModuleType:
     """certpca/solvers/nspca.py as of ``rev``, imported as certpca.solvers._nspca_baseline."""
-    src = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:certpca/solvers/nspca.py"],
-                         capture_output=True, text=True, check=True).stdout
+    src = subprocess.run(
+        ["git", "-C", str(ROOT), "show", f"{rev}:certpca/solvers/nspca.py"], capture_output=True, text=True, check=True
+    ).stdout
     spec = importlib.util.spec_from_loader("certpca.solvers._nspca_baseline", loader=None)
     mod = importlib.util.module_from_spec(spec)
     mod.__package__ = "certpca.solvers"
@@ -80,28 +82,46 @@ def fresh_python(code: str, env: dict | None = None, repeats: int = 3) -> float:
     times = []
     for i in range(repeats):
         extra = {key: value.format(i=i) for key, value in (env or {}).items()}
-        out = subprocess.run([sys.executable, "-c", f"import time\nt = time.perf_counter()\n{code}\n"
-                              "print(time.perf_counter() - t)"], capture_output=True, text=True, check=True,
-                             cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT), **extra})
+        out = subprocess.run(
+            [sys.executable, "-c", f"import time\nt = time.perf_counter()\n{code}\nprint(time.perf_counter() - t)"],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT), **extra},
+        )
         times.append(float(out.stdout.split()[-1]))
     return statistics.median(times)
 
 
 def startup_costs() -> list[str]:
     """Table rows: import of certpca and of numba, the first compiled call with a warm and a cold cache."""
-    kernel = ("import certpca.solvers._nspca_kernel as k, numpy as np; U = np.ones((3, 1)); "
-              "k.sweep(U, U.T @ U, np.ones((1, 3)), np.ones(3), np.eye(3), False, 1.0, 0.0, "
-              "np.array([[0, 0]]))")
-    loaded = subprocess.run([sys.executable, "-c", "import certpca, sys; print('numba' in sys.modules)"],
-                            capture_output=True, text=True, check=True, cwd=ROOT,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)}).stdout.strip()
+    kernel = (
+        "import certpca.solvers._nspca_kernel as k, numpy as np; U = np.ones((3, 1)); "
+        "k.sweep(U, U.T @ U, np.ones((1, 3)), np.ones(3), np.eye(3), False, 1.0, 0.0, "
+        "np.array([[0, 0]]))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import certpca, sys; print('numba' in sys.modules)"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    ).stdout.strip()
     with tempfile.TemporaryDirectory() as cold:
-        rows = [(f"`import certpca` (loads numba: {loaded})", fresh_python("import certpca")),
-                ("`import certpca; import numba`", fresh_python("import certpca, numba")),
-                ("`import certpca` + first NSPCA sweep, compiled code from numba's disk cache",
-                 fresh_python("import certpca; " + kernel)),
-                ("`import certpca` + first NSPCA sweep, empty cache (JIT compile of the kernel)",
-                 fresh_python("import certpca; " + kernel, {"NUMBA_CACHE_DIR": cold + "/{i}"}))]
+        rows = [
+            (f"`import certpca` (loads numba: {loaded})", fresh_python("import certpca")),
+            ("`import certpca; import numba`", fresh_python("import certpca, numba")),
+            (
+                "`import certpca` + first NSPCA sweep, compiled code from numba's disk cache",
+                fresh_python("import certpca; " + kernel),
+            ),
+            (
+                "`import certpca` + first NSPCA sweep, empty cache (JIT compile of the kernel)",
+                fresh_python("import certpca; " + kernel, {"NUMBA_CACHE_DIR": cold + "/{i}"}),
+            ),
+        ]
     return [f"| {what} | {sec:.2f} |" for what, sec in rows]
 
 
@@ -111,52 +131,62 @@ def speed_rows(args) -> list[str]:
     X = datasets.load("cbcl", scale=True).matrix
     P0 = Problem.from_data(X)
     leuk = datasets.load("leukemia").problem()
-    cases = [("CBCL scaled, PC1 projected out (the path below)", P0.deflate(P0.first_pc()), True),
-             ("CBCL as `certpca.load(\"cbcl\")`", datasets.load("cbcl").problem(), True),
-             ("leukemia, first 1000 genes", leuk.subset(np.arange(1000)), not args.quick),
-             ("leukemia, first 3000 genes", leuk.subset(np.arange(3000)), not args.quick),
-             ("leukemia, all 12582 genes", leuk, False)]
-    nspca_at_cardinality(cases[0][1], 5)        # compile (or load from the cache) outside the timings
+    cases = [
+        ("CBCL scaled, PC1 projected out (the path below)", P0.deflate(P0.first_pc()), True),
+        ('CBCL as `certpca.load("cbcl")`', datasets.load("cbcl").problem(), True),
+        ("leukemia, first 1000 genes", leuk.subset(np.arange(1000)), not args.quick),
+        ("leukemia, first 3000 genes", leuk.subset(np.arange(3000)), not args.quick),
+        ("leukemia, all 12582 genes", leuk, False),
+    ]
+    nspca_at_cardinality(cases[0][1], 5)  # compile (or load from the cache) outside the timings
     rows = []
     for name, P, with_old in cases:
         new = [one_fit(nspca_at_cardinality, P, 50, args.seed) for _ in range(args.repeats)]
         sec = statistics.median(t for t, _, _ in new)
         _, ev, info = new[0]
         lam1 = float(P.eigenvalues()[0])
-        got = f"{info['cardinality']}" + ("" if info["reached"] else f" (jumps {info['nearest_above']}→"
-                                           f"{info['nearest_below']})")
+        got = f"{info['cardinality']}" + (
+            "" if info["reached"] else f" (jumps {info['nearest_above']}→{info['nearest_below']})"
+        )
         if with_old:
             osec, oev, oinfo = one_fit(old.nspca_at_cardinality, P, 50, args.seed)
-            base = (f"{osec:.3f} | {oinfo['evaluations']} | {osec / sec:.0f}× | {oev / lam1:.4f} | "
-                    f"{(ev - oev) / oev:+.2e}")
+            base = (
+                f"{osec:.3f} | {oinfo['evaluations']} | {osec / sec:.0f}× | {oev / lam1:.4f} | {(ev - oev) / oev:+.2e}"
+            )
         else:
             base = "not run |  |  |  | "
-        rows.append(f"| {name} | {P.dim} | {got} | {sec:.3f} | {info['evaluations']} | {ev / lam1:.4f} | "
-                    f"{base} |")
-    if not args.quick:   # one k is one local optimum: the spread over targets and starts
+        rows.append(f"| {name} | {P.dim} | {got} | {sec:.3f} | {info['evaluations']} | {ev / lam1:.4f} | {base} |")
+    if not args.quick:  # one k is one local optimum: the spread over targets and starts
         P = cases[0][1]
         lam1 = float(P.eigenvalues()[0])
-        pairs = [(one_fit(nspca_at_cardinality, P, k, seed), one_fit(old.nspca_at_cardinality, P, k, seed))
-                 for k in range(20, 200, 20) for seed in (0, 1)]
+        pairs = [
+            (one_fit(nspca_at_cardinality, P, k, seed), one_fit(old.nspca_at_cardinality, P, k, seed))
+            for k in range(20, 200, 20)
+            for seed in (0, 1)
+        ]
         rel = np.array([(n[1] - o[1]) / o[1] for n, o in pairs])
         tn, to = sum(n[0] for n, _ in pairs), sum(o[0] for _, o in pairs)
-        rows.append(f"| CBCL (the path below), k = 20, 40, …, 180 × seeds 0, 1: {len(pairs)} searches | {P.dim} | "
-                    f"{sum(n[2]['reached'] for n, _ in pairs)} reached | {tn:.3f} | "
-                    f"{sum(n[2]['evaluations'] for n, _ in pairs)} | "
-                    f"mean {np.mean([n[1] for n, _ in pairs]) / lam1:.4f} | "
-                    f"{to:.3f} | {sum(o[2]['evaluations'] for _, o in pairs)} | {to / tn:.0f}× | "
-                    f"mean {np.mean([o[1] for _, o in pairs]) / lam1:.4f} | mean {rel.mean():+.1e}, "
-                    f"{int(np.sum(rel > 1e-9))} higher, {int(np.sum(rel < -1e-9))} lower, range "
-                    f"[{rel.min():+.1e}, {rel.max():+.1e}] |")
+        rows.append(
+            f"| CBCL (the path below), k = 20, 40, …, 180 × seeds 0, 1: {len(pairs)} searches | {P.dim} | "
+            f"{sum(n[2]['reached'] for n, _ in pairs)} reached | {tn:.3f} | "
+            f"{sum(n[2]['evaluations'] for n, _ in pairs)} | "
+            f"mean {np.mean([n[1] for n, _ in pairs]) / lam1:.4f} | "
+            f"{to:.3f} | {sum(o[2]['evaluations'] for _, o in pairs)} | {to / tn:.0f}× | "
+            f"mean {np.mean([o[1] for _, o in pairs]) / lam1:.4f} | mean {rel.mean():+.1e}, "
+            f"{int(np.sum(rel > 1e-9))} higher, {int(np.sum(rel < -1e-9))} lower, range "
+            f"[{rel.min():+.1e}, {rel.max():+.1e}] |"
+        )
     t0 = time.perf_counter()
     em = certpca.fit(certpca.load("leukemia"), 50, nonneg=True, seed=args.seed)
     esec = time.perf_counter() - t0
     c = em.components[0]
     _, ev, _ = one_fit(nspca_at_cardinality, leuk, 50, args.seed)
     lam1 = float(leuk.eigenvalues()[0])
-    rows.append(f"| leukemia, nonnegative EM (`certpca.fit(..., k=50, nonneg=True)`, 10 restarts) | {leuk.dim} | "
-                f"{c.cardinality} | {esec:.3f} | | {c.variance / lam1:.4f} | | | | | NSPCA/EM variance "
-                f"{ev / c.variance:.3f} |")
+    rows.append(
+        f"| leukemia, nonnegative EM (`certpca.fit(..., k=50, nonneg=True)`, 10 restarts) | {leuk.dim} | "
+        f"{c.cardinality} | {esec:.3f} | | {c.variance / lam1:.4f} | | | | | NSPCA/EM variance "
+        f"{ev / c.variance:.3f} |"
+    )
     return rows
 
 
@@ -182,8 +212,7 @@ def main(argv=None):
         paths = {}
         for a in args.alphas:
             t0 = time.perf_counter()
-            results, unreached = nspca_at_cardinality(P, targets, alpha=a * lam1,
-                                                      rng=np.random.default_rng(args.seed))
+            results, unreached = nspca_at_cardinality(P, targets, alpha=a * lam1, rng=np.random.default_rng(args.seed))
             paths[a] = (results, unreached, time.perf_counter() - t0)
         em = {}
         if not args.no_em:
@@ -205,8 +234,18 @@ def main(argv=None):
             if best is None or cand[:2] > best[:2]:
                 best = cand
         reached, ev, a, info = best
-        rows.append((k, info["cardinality"], reached, ev, a, info["beta"], info["search_seconds"],
-                     *(em.get(k, (np.nan, 0, np.nan)))))
+        rows.append(
+            (
+                k,
+                info["cardinality"],
+                reached,
+                ev,
+                a,
+                info["beta"],
+                info["search_seconds"],
+                *(em.get(k, (np.nan, 0, np.nan))),
+            )
+        )
 
     lines = [
         "# NSPCA: speed, and the CBCL cardinality path",
@@ -246,16 +285,24 @@ def main(argv=None):
         "| ---: | ---: | :---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for k, kr, ok, ev, a, beta, sec, emv, emk, ems in rows:
-        lines.append(f"| {k} | {kr} | {'yes' if ok else 'no'} | {ev:.4f} | {a:g} | {beta:.5g} | {sec:.2f} | "
-                     f"{emv / lam1:.4f} | {emk} | {ems:.2f} |")
+        lines.append(
+            f"| {k} | {kr} | {'yes' if ok else 'no'} | {ev:.4f} | {a:g} | {beta:.5g} | {sec:.2f} | "
+            f"{emv / lam1:.4f} | {emk} | {ems:.2f} |"
+        )
     unreached = [r[0] for r in rows if not r[2]]
-    lines += ["", "Per α: " + "; ".join(
-        f"α = {a:g}·λ₁: {len(targets) - len(u)}/{len(targets)} reached in {s:.1f} s, not reached {u}"
-        for a, (_, u, s) in paths.items()),
-        "", f"**Not reached by any α: {unreached if unreached else 'none'}.**",
+    lines += [
+        "",
+        "Per α: "
+        + "; ".join(
+            f"α = {a:g}·λ₁: {len(targets) - len(u)}/{len(targets)} reached in {s:.1f} s, not reached {u}"
+            for a, (_, u, s) in paths.items()
+        ),
+        "",
+        f"**Not reached by any α: {unreached if unreached else 'none'}.**",
         "Targets above the cardinality of the β = 0 solution cannot be reached: β ≥ 0 only removes "
         "entries, and the nonnegative local optimum at β = 0 uses fewer pixels than that. "
-        "(EM's nonnegative solution saturates at 160 pixels: more nonzeros add no variance.)"]
+        "(EM's nonnegative solution saturates at 160 pixels: more nonzeros add no variance.)",
+    ]
     text = "\n".join(lines) + "\n"
     publish("nspca.md", text, args.out)
 

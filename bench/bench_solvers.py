@@ -9,6 +9,7 @@ not on leukemia, where one NSPCA fit took over 2 minutes.
 
     python bench/bench_solvers.py        # writes reports/bench/solvers.md
 """
+
 from __future__ import annotations
 
 import os
@@ -28,11 +29,16 @@ CASES = [("leukemia", 50), ("cbcl", 180)]
 
 
 def main():
-    lines = ["# Solvers side by side (reports/bench/solvers.md)", "",
-             f"Command: `python bench/bench_solvers.py`; {platform.machine()}, {os.cpu_count()} cores, "
-             f"one BLAS thread; certpca {certpca.__version__}. Nonnegative, first component, "
-             "column-centred; EV = wᵀCw/λ1.", "",
-             "| data | k | method | EV | cardinality | time (s) | note |", "|---|---|---|---|---|---|---|"]
+    lines = [
+        "# Solvers side by side (reports/bench/solvers.md)",
+        "",
+        f"Command: `python bench/bench_solvers.py`; {platform.machine()}, {os.cpu_count()} cores, "
+        f"one BLAS thread; certpca {certpca.__version__}. Nonnegative, first component, "
+        "column-centred; EV = wᵀCw/λ1.",
+        "",
+        "| data | k | method | EV | cardinality | time (s) | note |",
+        "|---|---|---|---|---|---|---|",
+    ]
     with threadpool_limits(1):
         for name, k in CASES:
             P = datasets.load(name).problem()
@@ -42,24 +48,30 @@ def main():
                     continue
                 restarts = 1 if method == "nspca" else 10
                 if method == "nspca" and P.dim > 5000:
-                    lines.append(f"| {name} | {k} | {method} | – | – | – | not run: coordinate ascent over "
-                                 f"{P.dim} entries took > 2 min per fit |")
+                    lines.append(
+                        f"| {name} | {k} | {method} | – | – | – | not run: coordinate ascent over "
+                        f"{P.dim} entries took > 2 min per fit |"
+                    )
                     continue
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always")
                     t0 = time.perf_counter()
-                    comp = solve(P, k, method=method, nonneg=True, rng=np.random.default_rng(0),
-                                 restarts=restarts)
+                    comp = solve(P, k, method=method, nonneg=True, rng=np.random.default_rng(0), restarts=restarts)
                     seconds = time.perf_counter() - t0
                 note = "; ".join(sorted({str(w.message).split(";")[0] for w in caught}))
                 if method == "spannogram":
-                    note = (note + "; " if note else "") + f"exact d = {comp.extras['d']}, OPT_d/λ1 = " \
-                        f"{comp.extras['opt_d'] / lam1:.4f}"
+                    note = (
+                        note + "; " if note else ""
+                    ) + f"exact d = {comp.extras['d']}, OPT_d/λ1 = {comp.extras['opt_d'] / lam1:.4f}"
                 if method == "nspca" and not comp.extras.get("reached", True):
-                    note = (f"β bisection did not reach k: the cardinality jumps from "
-                            f"{comp.extras.get('nearest_above')} to {comp.extras.get('nearest_below')} nonzeros")
-                lines.append(f"| {name} | {k} | {method} | {comp.variance / lam1:.4f} | {comp.cardinality} "
-                             f"| {seconds:.3f} | {note} |")
+                    note = (
+                        f"β bisection did not reach k: the cardinality jumps from "
+                        f"{comp.extras.get('nearest_above')} to {comp.extras.get('nearest_below')} nonzeros"
+                    )
+                lines.append(
+                    f"| {name} | {k} | {method} | {comp.variance / lam1:.4f} | {comp.cardinality} "
+                    f"| {seconds:.3f} | {note} |"
+                )
                 print(lines[-1], flush=True)
     text = "\n".join(lines) + "\n"
     publish("solvers.md", text)

@@ -12,6 +12,7 @@ deterministic grid net (ε = 0.05) and, with ``--d3-exact``, exact d = 3.
 
     python bench/bench_spannogram.py [--d3-exact]   # writes reports/bench/spannogram.md
 """
+
 from __future__ import annotations
 
 import argparse
@@ -33,15 +34,16 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--k", type=int, default=50)
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--d3-exact", action="store_true",
-                    help="also run exact d = 3 (patch-pruned Alg. 2; ~1.5-2 min each)")
+    ap.add_argument(
+        "--d3-exact", action="store_true", help="also run exact d = 3 (patch-pruned Alg. 2; ~1.5-2 min each)"
+    )
     args = ap.parse_args(argv)
 
     t0 = time.perf_counter()
     ds = datasets.load("leukemia")
     X = ds.matrix
     P = ds.problem()
-    lam1 = float(P.eigenvalues()[0])          # computes and caches the spectrum
+    lam1 = float(P.eigenvalues()[0])  # computes and caches the spectrum
     t_load = time.perf_counter() - t0
 
     runs = [(2, None, args.repeats), (3, "grid", 1)]
@@ -55,25 +57,26 @@ def main(argv=None):
             times.append(res.seconds)
         try:
             bound = spannogram_bound(P, args.k, nonneg, d=d, net=net, epsilon=0.05).value
-        except NotApplicable:   # a truncated exact enumeration proves no bound
+        except NotApplicable:  # a truncated exact enumeration proves no bound
             bound = float("nan")
-        rows.append({
-            "problem": "nonnegative" if nonneg else "sparse",
-            "method": f"d={d} " + (res.method if net is None else f"{res.method} ε={res.epsilon:.3f}"),
-            "k": args.k,
-            "time (s, median)": statistics.median(times),
-            "candidates": res.n_candidates,
-            "value/λ1": res.value / lam1,
-            "opt_d/λ1": res.opt_d / lam1,
-            "bound/λ1": bound / lam1,
-            "value/bound": res.value / bound,
-            "nnz": int(np.count_nonzero(res.weights)),
-        })
+        rows.append(
+            {
+                "problem": "nonnegative" if nonneg else "sparse",
+                "method": f"d={d} " + (res.method if net is None else f"{res.method} ε={res.epsilon:.3f}"),
+                "k": args.k,
+                "time (s, median)": statistics.median(times),
+                "candidates": res.n_candidates,
+                "value/λ1": res.value / lam1,
+                "opt_d/λ1": res.opt_d / lam1,
+                "bound/λ1": bound / lam1,
+                "value/bound": res.value / bound,
+                "nnz": int(np.count_nonzero(res.weights)),
+            }
+        )
     table = pd.DataFrame(rows)
     fmt = {c: "{:.3f}" for c in table.columns if table[c].dtype.kind == "f"}
     text = table.to_string(index=False, formatters={c: f.format for c, f in fmt.items()})
-    md_table = table.to_markdown(index=False, floatfmt=".4f") if _has_tabulate() else \
-        "```\n" + text + "\n```"
+    md_table = table.to_markdown(index=False, floatfmt=".4f") if _has_tabulate() else "```\n" + text + "\n```"
     header = (
         f"# Spannogram on leukemia {X.shape[0]} × {X.shape[1]}, k = {args.k}\n\n"
         f"`python bench/bench_spannogram.py --k {args.k} --repeats {args.repeats}"
@@ -92,6 +95,7 @@ def main(argv=None):
 def _has_tabulate():
     try:
         import tabulate  # noqa: F401
+
         return True
     except ImportError:
         return False

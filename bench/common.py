@@ -2,6 +2,7 @@
 
 Scripts run as ``python bench/bench_X.py``, so this module is imported as ``common``.
 """
+
 from __future__ import annotations
 
 import statistics

@@ -8,6 +8,7 @@ its function).
 Names load on first use (PEP 562 ``__getattr__``): ``import certpca`` stays
 instant, and the command line can catch Ctrl-C while numpy, scipy and cvxpy load.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -27,8 +28,15 @@ if TYPE_CHECKING:
 
 #: public name -> the module that defines it
 _HOMES = {
-    "fit": "api", "path": "api", "load": "io", "Certificate": "certify", "Dataset": "data",
-    "Problem": "problem", "Fit": "results", "Component": "results", "InputError": "errors",
+    "fit": "api",
+    "path": "api",
+    "load": "io",
+    "Certificate": "certify",
+    "Dataset": "data",
+    "Problem": "problem",
+    "Fit": "results",
+    "Component": "results",
+    "InputError": "errors",
     "ConvergenceWarning": "errors",
 }
 _SUBPACKAGES = ("certify", "report", "datasets")
@@ -48,5 +56,19 @@ def __dir__() -> list[str]:
     return sorted([*globals(), *_HOMES, *_SUBPACKAGES])
 
 
-__all__ = ["fit", "certify", "path", "report", "load", "datasets", "Certificate", "Dataset", "Problem", "Fit",
-           "Component", "InputError", "ConvergenceWarning", "__version__"]
+__all__ = [
+    "fit",
+    "certify",
+    "path",
+    "report",
+    "load",
+    "datasets",
+    "Certificate",
+    "Dataset",
+    "Problem",
+    "Fit",
+    "Component",
+    "InputError",
+    "ConvergenceWarning",
+    "__version__",
+]

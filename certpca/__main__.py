@@ -4,6 +4,7 @@ The command line's modules load numpy, scipy and cvxpy (most of a second): they
 are imported inside :func:`main` so that Ctrl-C during start-up is one line and
 exit code 130 like Ctrl-C at any later moment, not a traceback.
 """
+
 import sys
 
 

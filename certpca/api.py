@@ -1,4 +1,5 @@
 """The public functions of certpca: fit, path (certify and report are their subpackages, callable)."""
+
 from __future__ import annotations
 
 from . import components, paths, validation
@@ -16,26 +17,63 @@ def _problem(data) -> tuple[Problem, dict]:
     return ds.problem(), ds.describe()
 
 
-def fit(data, k: int, *, nonneg: bool = False, n_components: int = 1, method: str = "em",
-        deflation: str = "projection", seed: int = 0, restarts: int = 10, **options) -> Fit:
+def fit(
+    data,
+    k: int,
+    *,
+    nonneg: bool = False,
+    n_components: int = 1,
+    method: str = "em",
+    deflation: str = "projection",
+    seed: int = 0,
+    restarts: int = 10,
+    **options,
+) -> Fit:
     """Fit sparse (``nonneg=True``: nonnegative sparse) principal components.
 
     ``data`` is a :class:`Dataset`, a :class:`Problem`, a bundled data set name or a
     path (read and centred with :func:`load`'s defaults).
     """
     problem, info = _problem(data)
-    return components.fit_components(problem, k, n_components=n_components, method=method, nonneg=nonneg,
-                          deflation=deflation, seed=seed, restarts=restarts, data=info, **options)
+    return components.fit_components(
+        problem,
+        k,
+        n_components=n_components,
+        method=method,
+        nonneg=nonneg,
+        deflation=deflation,
+        seed=seed,
+        restarts=restarts,
+        data=info,
+        **options,
+    )
 
 
-def path(data, ks="1:300:20", *, nonneg: bool = False, method: str = "em", seed: int = 0,
-         restarts: int = 10, bounds=None, budget: float | None = None, **options):
+def path(
+    data,
+    ks="1:300:20",
+    *,
+    nonneg: bool = False,
+    method: str = "em",
+    seed: int = 0,
+    restarts: int = 10,
+    bounds=None,
+    budget: float | None = None,
+    **options,
+):
     """The variance–cardinality path as a DataFrame: one first component per k.
 
     ``ks`` is a list or a grid ("FROM:TO[:COUNT]" geometric, or "k1,k2,..."); with
     ``bounds`` (e.g. "lambda1,dabe") every point is certified.
     """
     problem, _ = _problem(data)
-    comps = paths.fit_path(problem, validation.parse_grid(ks, problem.dim), method=method, nonneg=nonneg,
-                           seed=seed, restarts=restarts, **options)
+    comps = paths.fit_path(
+        problem,
+        validation.parse_grid(ks, problem.dim),
+        method=method,
+        nonneg=nonneg,
+        seed=seed,
+        restarts=restarts,
+        **options,
+    )
     return paths.path_table(problem, comps, bounds=bounds, budget=budget)

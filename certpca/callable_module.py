@@ -5,6 +5,7 @@ submodules work) and also the function users call.  Python allows a module's
 class to be replaced by a subclass of ``types.ModuleType`` (the data model's
 "customizing module attribute access"); the subclass adds ``__call__``.
 """
+
 from __future__ import annotations
 
 import sys

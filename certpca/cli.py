@@ -5,6 +5,7 @@ computes through the library.  Bad input is one line on stderr
 (``certpca: error: ...``) and exit code 2, with nothing written; warnings are
 one line each (``certpca: warning: ...``); Ctrl-C exits with 130.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,11 +37,26 @@ from .version import __version__
 
 #: The flag of each library parameter, so a library message can speak the CLI's words.
 FLAGS = {
-    "k": "--k", "ks": "--k", "n_components": "--components", "components": "--components", "gene_k": "--gene-k",
-    "method": "--method", "deflation": "--deflation",
-    "min_angle": "--min-angle", "seed": "--seed", "restarts": "--restarts", "bounds": "--bounds",
-    "budget": "--budget", "tol": "--tol", "threads": "--threads", "labels": "--labels", "na": "--na",
-    "log2": "--log2", "nonneg": "--nonneg", "transpose": "--transpose", "covariance": "--covariance",
+    "k": "--k",
+    "ks": "--k",
+    "n_components": "--components",
+    "components": "--components",
+    "gene_k": "--gene-k",
+    "method": "--method",
+    "deflation": "--deflation",
+    "min_angle": "--min-angle",
+    "seed": "--seed",
+    "restarts": "--restarts",
+    "bounds": "--bounds",
+    "budget": "--budget",
+    "tol": "--tol",
+    "threads": "--threads",
+    "labels": "--labels",
+    "na": "--na",
+    "log2": "--log2",
+    "nonneg": "--nonneg",
+    "transpose": "--transpose",
+    "covariance": "--covariance",
 }
 
 
@@ -54,8 +70,9 @@ class _Parser(argparse.ArgumentParser):
 def _data_options() -> _Parser:
     p = _Parser(add_help=False)
     g = p.add_argument_group("input")
-    g.add_argument("data", help="a bundled data set name (certpca data list) or a CSV/TSV(.gz), parquet, npz "
-                                 "or h5ad file")
+    g.add_argument(
+        "data", help="a bundled data set name (certpca data list) or a CSV/TSV(.gz), parquet, npz or h5ad file"
+    )
     g.add_argument("--transpose", action="store_true", help="the file has features as rows, samples as columns")
     g.add_argument("--covariance", action="store_true", help="the file is a covariance or correlation matrix")
     g.add_argument("--scale", action="store_true", help="scale features to unit variance (correlation PCA)")
@@ -71,57 +88,105 @@ def _build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="certpca", description="Sparse and nonnegative sparse PCA with certificates.")
     parser.add_argument("--version", action="version", version=f"certpca {__version__}")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an internal error")
-    parser.add_argument("--threads", type=int, default=1, metavar="N",
-                        help="BLAS threads (default 1: the solvers' many small products slow down, "
-                             "20x under load, when threads contend)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        metavar="N",
+        help="BLAS threads (default 1: the solvers' many small products slow down, "
+        "20x under load, when threads contend)",
+    )
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    fit = sub.add_parser("fit", parents=[_data_options()], help="fit sparse principal components",
-                         description="Fit sparse (or nonnegative sparse) principal components.")
+    fit = sub.add_parser(
+        "fit",
+        parents=[_data_options()],
+        help="fit sparse principal components",
+        description="Fit sparse (or nonnegative sparse) principal components.",
+    )
     fit.add_argument("--k", type=int, required=True, help="largest number of nonzero loadings per component")
     fit.add_argument("--nonneg", action="store_true", help="nonnegative loadings")
     fit.add_argument("--components", type=int, default=1, metavar="L", help="number of components (default 1)")
     fit.add_argument("--method", default="em", help="solver (see 'certpca solvers'; default em)")
-    fit.add_argument("--deflation", default="projection", choices=["projection", "disjoint", "quasi", "joint"],
-                     help="how later components avoid earlier ones: projection (default), disjoint supports, "
-                          "quasi-orthogonal (nonnegative EM, see --min-angle) or joint (gpower-l1/l0, nspca)")
-    fit.add_argument("--min-angle", type=float, default=85.0, metavar="DEG",
-                     help="smallest angle between quasi-orthogonal components (default 85)")
+    fit.add_argument(
+        "--deflation",
+        default="projection",
+        choices=["projection", "disjoint", "quasi", "joint"],
+        help="how later components avoid earlier ones: projection (default), disjoint supports, "
+        "quasi-orthogonal (nonnegative EM, see --min-angle) or joint (gpower-l1/l0, nspca)",
+    )
+    fit.add_argument(
+        "--min-angle",
+        type=float,
+        default=85.0,
+        metavar="DEG",
+        help="smallest angle between quasi-orthogonal components (default 85)",
+    )
     fit.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
     fit.add_argument("--restarts", type=int, default=10, help="random starts for nonnegative EM (default 10)")
-    fit.add_argument("--no-renormalize", dest="renormalize", action="store_false",
-                     help="keep the solver's weights instead of refitting them on the support")
+    fit.add_argument(
+        "--no-renormalize",
+        dest="renormalize",
+        action="store_false",
+        help="keep the solver's weights instead of refitting them on the support",
+    )
     fit.add_argument("--out", type=Path, metavar="FILE", help="write the loadings as CSV (features x components)")
     fit.add_argument("--force", action="store_true", help="overwrite an existing --out file (never an input)")
     fit.add_argument("--json", action="store_true", help="print one JSON object instead of the summary")
     fit.set_defaults(handler=_cmd_fit)
 
-    cert = sub.add_parser("certify", parents=[_data_options()], help="certify how close a component is to optimal",
-                          description="Upper bounds on the best possible variance and the certified gap of a "
-                                      "component: one from --loadings (any tool's), or certpca's best.")
+    cert = sub.add_parser(
+        "certify",
+        parents=[_data_options()],
+        help="certify how close a component is to optimal",
+        description="Upper bounds on the best possible variance and the certified gap of a "
+        "component: one from --loadings (any tool's), or certpca's best.",
+    )
     cert.add_argument("--k", type=int, required=True, help="cardinality: at most k nonzero loadings")
     cert.add_argument("--nonneg", action="store_true", help="nonnegative loadings")
-    cert.add_argument("--loadings", type=Path, metavar="FILE",
-                      help="CSV of loadings: feature ids, then one column per component (certpca fit --out)")
-    cert.add_argument("--component", default="1", metavar="J",
-                      help="which column of --loadings: a 1-based number or a column name (default 1)")
-    cert.add_argument("--bounds", metavar="NAME,...", help="bounds to compute (default: all that apply; "
-                      "names: " + ", ".join(BOUNDS) + ")")
+    cert.add_argument(
+        "--loadings",
+        type=Path,
+        metavar="FILE",
+        help="CSV of loadings: feature ids, then one column per component (certpca fit --out)",
+    )
+    cert.add_argument(
+        "--component",
+        default="1",
+        metavar="J",
+        help="which column of --loadings: a 1-based number or a column name (default 1)",
+    )
+    cert.add_argument(
+        "--bounds",
+        metavar="NAME,...",
+        help="bounds to compute (default: all that apply; names: " + ", ".join(BOUNDS) + ")",
+    )
     cert.add_argument("--budget", type=float, metavar="SECONDS", help="start no new bound after this time")
     cert.add_argument("--tol", type=float, default=1e-6, help="relative gap counted as optimal (default 1e-6)")
     cert.add_argument("--seed", type=int, default=0, help="seed of the solver's random starts (default 0)")
     cert.add_argument("--json", action="store_true", help="print one JSON object")
     cert.set_defaults(handler=_cmd_certify)
 
-    pth = sub.add_parser("path", parents=[_data_options()], help="variance versus cardinality, optionally certified",
-                         description="The first component at every k of a grid, warm-started along the path.")
-    pth.add_argument("--k", default="1:300:20", metavar="GRID",
-                     help="FROM:TO (10 values) or FROM:TO:COUNT, geometrically spaced, or k1,k2,... "
-                          "(default 1:300:20; capped at the number of features)")
+    pth = sub.add_parser(
+        "path",
+        parents=[_data_options()],
+        help="variance versus cardinality, optionally certified",
+        description="The first component at every k of a grid, warm-started along the path.",
+    )
+    pth.add_argument(
+        "--k",
+        default="1:300:20",
+        metavar="GRID",
+        help="FROM:TO (10 values) or FROM:TO:COUNT, geometrically spaced, or k1,k2,... "
+        "(default 1:300:20; capped at the number of features)",
+    )
     pth.add_argument("--nonneg", action="store_true", help="nonnegative loadings")
     pth.add_argument("--method", default="em", help="solver (see 'certpca solvers'; default em)")
-    pth.add_argument("--bounds", metavar="NAME,...", help="certify every point with these bounds "
-                     "(e.g. lambda1,dabe; default: no certificates)")
+    pth.add_argument(
+        "--bounds",
+        metavar="NAME,...",
+        help="certify every point with these bounds (e.g. lambda1,dabe; default: no certificates)",
+    )
     pth.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
     pth.add_argument("--restarts", type=int, default=10, help="random starts for nonnegative EM (default 10)")
     pth.add_argument("--out", type=Path, metavar="FILE", help="write the path table as CSV")
@@ -145,8 +210,17 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 def _load(args):
-    return load(args.data, transpose=args.transpose, covariance=args.covariance, na=args.na,
-                center=args.center, scale=args.scale, log2=args.log2, layer=args.layer, use_raw=args.use_raw)
+    return load(
+        args.data,
+        transpose=args.transpose,
+        covariance=args.covariance,
+        na=args.na,
+        center=args.center,
+        scale=args.scale,
+        log2=args.log2,
+        layer=args.layer,
+        use_raw=args.use_raw,
+    )
 
 
 def _data_lines(ds) -> None:
@@ -164,10 +238,19 @@ def _cmd_fit(args) -> int:
     check_int(args.restarts, "restarts", low=0)
     check_random_state(args.seed)
     ds = _load(args)
-    fit = fit_components(ds.problem(), args.k, n_components=args.components, method=args.method,
-                         nonneg=args.nonneg, deflation=args.deflation, seed=args.seed,
-                         restarts=args.restarts, renormalize=args.renormalize, min_angle=args.min_angle,
-                         data=ds.describe())
+    fit = fit_components(
+        ds.problem(),
+        args.k,
+        n_components=args.components,
+        method=args.method,
+        nonneg=args.nonneg,
+        deflation=args.deflation,
+        seed=args.seed,
+        restarts=args.restarts,
+        renormalize=args.renormalize,
+        min_angle=args.min_angle,
+        data=ds.describe(),
+    )
     if args.out is not None:
         with outputs.writing():
             outputs.write(args.out, fit.rotation.rename_axis("feature").to_csv(float_format="%.17g"))
@@ -196,8 +279,9 @@ def _read_loadings(path: Path, column: str, feature_ids) -> tuple[np.ndarray, st
     except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as err:
         raise InputError(f"cannot read loadings file {path}: {str(err).splitlines()[0]}") from None
     if table.shape[1] == 0 or table.shape[0] == 0:
-        raise InputError(f"loadings file {path} has no loading columns; "
-                         "expected feature ids then one column per component")
+        raise InputError(
+            f"loadings file {path} has no loading columns; expected feature ids then one column per component"
+        )
     if column.isdigit() and column not in table.columns:
         j = int(column)
         if not 1 <= j <= table.shape[1]:
@@ -218,8 +302,10 @@ def _read_loadings(path: Path, column: str, feature_ids) -> tuple[np.ndarray, st
         raise InputError(f"feature id '{dup}' appears twice in {path}; keep one row per feature")
     unknown = table.index.difference(pd.Index(feature_ids, dtype=object).astype(str))
     if len(unknown):
-        raise InputError(f"{len(unknown)} feature id(s) of {path} are not in the data (e.g. '{unknown[0]}'); "
-                         "check that the loadings belong to this data set and its preprocessing")
+        raise InputError(
+            f"{len(unknown)} feature id(s) of {path} are not in the data (e.g. '{unknown[0]}'); "
+            "check that the loadings belong to this data set and its preprocessing"
+        )
     w = series.reindex(pd.Index(feature_ids).astype(str), fill_value=0.0).to_numpy(float)
     return w, name
 
@@ -248,8 +334,7 @@ def _cmd_certify(args) -> int:
     cert = certify_vector(problem, w, args.k, args.nonneg, bounds=bounds, budget=args.budget, tol=args.tol)
     if args.json:
         out = cert.to_dict()
-        out.update({"data": ds.describe(), "vector": source,
-                    "support": [str(f) for f in problem.feature_ids[w != 0]]})
+        out.update({"data": ds.describe(), "vector": source, "support": [str(f) for f in problem.feature_ids[w != 0]]})
         print(json.dumps(out, allow_nan=False))
     else:
         _data_lines(ds)
@@ -274,14 +359,23 @@ def _cmd_path(args) -> int:
         with outputs.writing():
             outputs.write(args.out, table.to_csv(index=False, float_format="%.17g"))
     if args.json:
-        print(json.dumps({"data": ds.describe(), "method": args.method, "nonneg": args.nonneg,
-                          "bounds": bounds, "lambda1": float(problem.eigenvalues()[0]),
-                          "points": table.to_dict(orient="records")}, allow_nan=False))
+        print(
+            json.dumps(
+                {
+                    "data": ds.describe(),
+                    "method": args.method,
+                    "nonneg": args.nonneg,
+                    "bounds": bounds,
+                    "lambda1": float(problem.eigenvalues()[0]),
+                    "points": table.to_dict(orient="records"),
+                },
+                allow_nan=False,
+            )
+        )
     else:
         kind = "Nonnegative sparse" if args.nonneg else "Sparse"
         _data_lines(ds)
-        print(f"{kind} PCA path by {args.method}; "
-              f"of_lambda1 = variance / λ1, pev = variance / total variance")
+        print(f"{kind} PCA path by {args.method}; of_lambda1 = variance / λ1, pev = variance / total variance")
         print(table.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
     return 0
 
@@ -297,8 +391,17 @@ def _cmd_data_list(args) -> int:
 
 def _cmd_solvers(args) -> int:
     rows: list[dict[str, Any]] = [
-        {"name": s.name, "sparse": s.sparse, "nonneg": s.nonneg, "signed": s.signed, "joint": s.joint,
-         "options": s.defaults, "reference": s.cite()} for s in SOLVERS.values()]
+        {
+            "name": s.name,
+            "sparse": s.sparse,
+            "nonneg": s.nonneg,
+            "signed": s.signed,
+            "joint": s.joint,
+            "options": s.defaults,
+            "reference": s.cite(),
+        }
+        for s in SOLVERS.values()
+    ]
     if args.json:
         print(json.dumps(rows))
     else:
@@ -334,12 +437,15 @@ def main(argv: list[str] | None = None) -> int:
         except KeyboardInterrupt:
             print("certpca: interrupted", file=sys.stderr)
             return 130
-        except Exception as err:   # last resort: a bug of ours, in one line unless --debug
+        except Exception as err:  # last resort: a bug of ours, in one line unless --debug
             if "--debug" in argv:
                 raise
             first = str(err).splitlines()[0] if str(err) else ""
-            print(f"certpca: internal error: {type(err).__name__}: {first}; please report this with the "
-                  "command (--debug shows the traceback)", file=sys.stderr)
+            print(
+                f"certpca: internal error: {type(err).__name__}: {first}; please report this with the "
+                "command (--debug shows the traceback)",
+                file=sys.stderr,
+            )
             return 1
 
 

@@ -5,6 +5,7 @@ Facts below (shapes, class counts, sources) are those stated and checked in
 Values are read raw, as the README describes them, and then go through
 :func:`certpca.data.prepare` like any user file.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -24,9 +25,7 @@ def data_dir() -> Path:
     for folder in (here / "_data", here.parent / "data"):
         if (folder / "SHA256SUMS").is_file():
             return folder
-    raise FileNotFoundError(
-        f"bundled data not found in {here / '_data'} or {here.parent / 'data'}; reinstall certpca"
-    )
+    raise FileNotFoundError(f"bundled data not found in {here / '_data'} or {here.parent / 'data'}; reinstall certpca")
 
 
 # ------------------------------------------------------------------ readers
@@ -89,53 +88,89 @@ class _Entry:
 
 _ENTRIES = (
     _Entry(
-        "leukemia", "leukemia_armstrong.csv.gz", "samples", (72, 12582),
-        {"ALL": 24, "MLL": 20, "AML": 28}, 3,
+        "leukemia",
+        "leukemia_armstrong.csv.gz",
+        "samples",
+        (72, 12582),
+        {"ALL": 24, "MLL": 20, "AML": 28},
+        3,
         "Armstrong et al. 2002, Nature Genetics 30:41-47 (MLL leukemia, HG-U95Av2)",
         _with_label_file("leukemia_armstrong.csv.gz", "leukemia_armstrong_labels.csv"),
         "raw MAS average-difference signals, negatives included; log2 floor 20 is common",
     ),
     _Entry(
-        "golub", "leukemia_golub.csv.gz", "samples", (72, 7129),
-        {"ALL": 47, "AML": 25}, 2,
+        "golub",
+        "leukemia_golub.csv.gz",
+        "samples",
+        (72, 7129),
+        {"ALL": 47, "AML": 25},
+        2,
         "Golub et al. 1999, Science 286:531-537 (via R datamicroarray 0.2.3)",
         _with_label_file("leukemia_golub.csv.gz", "leukemia_golub_labels.csv"),
         "stored test-then-train; the train/test split is in leukemia_golub_labels.csv",
     ),
     _Entry(
-        "khan", "srbct_khan.csv.gz", "samples", (63, 2308),
-        {"EWS": 23, "RMS": 20, "NB": 12, "BL": 8}, 4,
+        "khan",
+        "srbct_khan.csv.gz",
+        "samples",
+        (63, 2308),
+        {"EWS": 23, "RMS": 20, "NB": 12, "BL": 8},
+        4,
         "Khan et al. 2001, Nature Medicine 7:673-679 (SRBCT; via R datamicroarray 0.2.3)",
         _with_label_file("srbct_khan.csv.gz", "srbct_khan_labels.csv"),
         "training samples only; values already on a log-ratio scale",
     ),
     _Entry(
-        "alon", "colon_alon.csv.gz", "samples", (62, 2000),
-        {"t": 40, "n": 22}, 2,
+        "alon",
+        "colon_alon.csv.gz",
+        "samples",
+        (62, 2000),
+        {"t": 40, "n": 22},
+        2,
         "Alon et al. 1999, PNAS 96:6745-6750 (colon; via R datamicroarray 0.2.3)",
         _with_label_file("colon_alon.csv.gz", "colon_alon_labels.csv"),
         "raw intensities",
     ),
     _Entry(
-        "lrs", "lrs.csv.gz", "samples", (531, 93), None, 48,
+        "lrs",
+        "lrs.csv.gz",
+        "samples",
+        (531, 93),
+        None,
+        48,
         "UCI Low Resolution Spectrometer (IRAS LRS, NASA Ames 1988; Bache & Lichman 2013)",
         _read_lrs,
         "features are the 93 flux bands; labels are lrs_class (tens digit = base class)",
     ),
     _Entry(
-        "cbcl", "cbcl_faces.npz", "samples", (2429, 361), None, 0,
+        "cbcl",
+        "cbcl_faces.npz",
+        "samples",
+        (2429, 361),
+        None,
+        0,
         "CBCL Face Database #1, MIT CBCL (Sung 1996)",
         _read_cbcl,
         "19 × 19 faces, raw uint8 divided by 255; pixel ids rRRcCC",
     ),
     _Entry(
-        "pbmc", "pbmc68k_reduced.h5ad", "samples", (700, 765), None, 10,
+        "pbmc",
+        "pbmc68k_reduced.h5ad",
+        "samples",
+        (700, 765),
+        None,
+        10,
         "Zheng et al. 2017, Nature Communications 8:14049 (10x 68k PBMCs, reduced; from scanpy 1.11.5)",
         _read_pbmc,
         "log-normalised raw.X (sparse) of 765 variable genes; labels are obs bulk_labels (10 cell types)",
     ),
     _Entry(
-        "pitprops", "pitprops.csv", "covariance", (13, 13), None, 0,
+        "pitprops",
+        "pitprops.csv",
+        "covariance",
+        (13, 13),
+        None,
+        0,
         "Jeffers 1967, Applied Statistics 16:225-236 (from R elasticnet 1.3)",
         _read_pitprops,
         "correlation matrix of 13 variables from n = 180 pit props",
@@ -184,13 +219,15 @@ def table() -> pd.DataFrame:
             labels = " / ".join(f"{k} {v}" for k, v in e.classes.items())
         else:
             labels = f"{e.n_classes} classes" if e.n_classes else "none"
-        rows.append({
-            "name": e.name,
-            "kind": e.kind,
-            "shape": f"{e.shape[0]} × {e.shape[1]}",
-            "labels": labels,
-            "source": e.source,
-        })
+        rows.append(
+            {
+                "name": e.name,
+                "kind": e.kind,
+                "shape": f"{e.shape[0]} × {e.shape[1]}",
+                "labels": labels,
+                "source": e.source,
+            }
+        )
     return pd.DataFrame(rows)
 
 

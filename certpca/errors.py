@@ -1,4 +1,5 @@
 """The project's exception and warning types."""
+
 from __future__ import annotations
 
 

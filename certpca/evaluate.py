@@ -40,6 +40,7 @@ feature filtering of biological data. Bioinformatics 22(14), e507–e513.
 Ben-Hur, A., Elisseeff, A. & Guyon, I. (2002). A stability based method for
 discovering structure in clustered data. PSB 7, 6–17.
 """
+
 from __future__ import annotations
 
 import time
@@ -66,9 +67,18 @@ def _one_thread():
     """
     return threadpool_limits(limits=1)
 
+
 __all__ = [
-    "pair_jaccard", "kmeans", "kmeans_jaccard", "svd_entropy", "ce_scores", "ce_ranking",
-    "sparse_pc_selector", "ce_selector", "gene_selection", "compare",
+    "pair_jaccard",
+    "kmeans",
+    "kmeans_jaccard",
+    "svd_entropy",
+    "ce_scores",
+    "ce_ranking",
+    "sparse_pc_selector",
+    "ce_selector",
+    "gene_selection",
+    "compare",
 ]
 
 
@@ -156,8 +166,12 @@ def kmeans(X, n_clusters: int, *, rng: np.random.Generator, max_iter: int = 300)
             centroids[j] = X[labels == j].mean(axis=0)
     else:
         warnings.warn(f"k-means did not converge in {max_iter} iterations", ConvergenceWarning, stacklevel=2)
-    d2 = np.maximum(xx - 2.0 * np.einsum("ij,ij->i", X, centroids[labels])
-                    + np.einsum("ij,ij->i", centroids[labels], centroids[labels]), 0.0)
+    d2 = np.maximum(
+        xx
+        - 2.0 * np.einsum("ij,ij->i", X, centroids[labels])
+        + np.einsum("ij,ij->i", centroids[labels], centroids[labels]),
+        0.0,
+    )
     return labels, centroids + mu, float(d2.sum()), n_iter
 
 
@@ -295,9 +309,9 @@ def _leave_one_out(X: np.ndarray, ce: np.ndarray, n_values: int, chunk: int) -> 
         G = X @ X.T
         e_all = _entropy(np.linalg.eigvalsh(G), n_values)
         for start in range(0, d, chunk):
-            cols = X[:, start:start + chunk].T  # (c, n)
+            cols = X[:, start : start + chunk].T  # (c, n)
             Gs = G[None, :, :] - cols[:, :, None] * cols[:, None, :]
-            ce[start:start + chunk] = e_all - _entropy(np.linalg.eigvalsh(Gs), n_values)
+            ce[start : start + chunk] = e_all - _entropy(np.linalg.eigvalsh(Gs), n_values)
     else:
         C = X.T @ X
         e_all = _entropy(np.linalg.eigvalsh(C), n_values)
@@ -324,6 +338,7 @@ def sparse_pc_selector(nonneg: bool = True, **fit_options) -> Selector:
     ``size`` features when the data do not allow ``size`` nonzeros; the
     ``n_features`` column of :func:`gene_selection` records what was used.
     """
+
     def select(dataset: Dataset, size: int) -> list:
         fit = fit_components(dataset.problem(), int(size), nonneg=nonneg, **fit_options)
         return fit.components[0].support
@@ -387,10 +402,18 @@ def gene_selection(
 
     def row(name: str, size: int, ids: list, columns: np.ndarray, seconds: float) -> dict:
         scores = kmeans_jaccard(X[:, columns], labels, n_init=n_init, seed=seed)
-        return {"selector": name, "size": size, "n_features": int(columns.size),
-                "mean": float(scores.mean()), "sd": float(scores.std(ddof=1)) if scores.size > 1 else float("nan"),
-                "min": float(scores.min()), "max": float(scores.max()),
-                "scores": scores, "features": ids, "seconds": seconds}
+        return {
+            "selector": name,
+            "size": size,
+            "n_features": int(columns.size),
+            "mean": float(scores.mean()),
+            "sd": float(scores.std(ddof=1)) if scores.size > 1 else float("nan"),
+            "min": float(scores.min()),
+            "max": float(scores.max()),
+            "scores": scores,
+            "features": ids,
+            "seconds": seconds,
+        }
 
     rows = [row(baseline, dataset.n_features, list(dataset.feature_ids), np.arange(dataset.n_features), 0.0)]
     for name, select in selectors.items():
@@ -401,12 +424,19 @@ def gene_selection(
             columns = dataset.feature_ids.get_indexer(ids)
             if (columns < 0).any() or len(ids) == 0:
                 missing = [i for i, c in zip(ids, columns) if c < 0][:5]
-                raise InputError(f"selector {name!r} returned {len(ids)} ids at size {size}, "
-                                 f"unknown to the dataset: {missing}; return feature ids of this dataset")
+                raise InputError(
+                    f"selector {name!r} returned {len(ids)} ids at size {size}, "
+                    f"unknown to the dataset: {missing}; return feature ids of this dataset"
+                )
             rows.append(row(name, size, ids, columns, seconds))
     frame = pd.DataFrame(rows)
-    frame.attrs.update(dataset=dataset.name, preprocessing=dict(dataset.preprocessing),
-                       n_init=n_init, seed=seed, n_clusters=int(pd.Series(labels).nunique()))
+    frame.attrs.update(
+        dataset=dataset.name,
+        preprocessing=dict(dataset.preprocessing),
+        n_init=n_init,
+        seed=seed,
+        n_clusters=int(pd.Series(labels).nunique()),
+    )
     return frame
 
 
@@ -445,8 +475,18 @@ def compare(scores_a, scores_b, *, names: tuple[str, str] = ("a", "b"), alpha: f
         verdict = f"no significant difference between {na} and {nb} ({ma:.3f} vs {mb:.3f}; {tests})"
     else:
         verdict = f"mixed: the tests disagree at alpha = {alpha} ({na} {ma:.3f} vs {nb} {mb:.3f}; {tests})"
-    return {"names": list(names), "mean_a": ma, "mean_b": mb,
-            "sd_a": float(a.std(ddof=1)), "sd_b": float(b.std(ddof=1)),
-            "n_a": int(a.size), "n_b": int(b.size), "difference": ma - mb,
-            "p_welch": p_welch, "p_mannwhitney": p_mw, "alpha": alpha,
-            "significant": bool(all(significant)), "verdict": verdict}
+    return {
+        "names": list(names),
+        "mean_a": ma,
+        "mean_b": mb,
+        "sd_a": float(a.std(ddof=1)),
+        "sd_b": float(b.std(ddof=1)),
+        "n_a": int(a.size),
+        "n_b": int(b.size),
+        "difference": ma - mb,
+        "p_welch": p_welch,
+        "p_mannwhitney": p_mw,
+        "alpha": alpha,
+        "significant": bool(all(significant)),
+        "verdict": verdict,
+    }

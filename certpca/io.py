@@ -13,6 +13,7 @@ Output, one policy (README, "Files"):
   destinations and renamed into place together at the end, with Ctrl-C held
   back during the renames: an interrupt leaves either the old files or the new.
 """
+
 from __future__ import annotations
 
 import os
@@ -81,7 +82,7 @@ def load(
             raise InputError("transpose, covariance and na do not apply to .h5ad files; drop them")
         obs_column = labels is not None and not Path(labels).is_file()
         column = str(labels) if obs_column else None
-        if bundled is not None:   # a bundled AnnData: its own layer and labels unless others are asked for
+        if bundled is not None:  # a bundled AnnData: its own layer and labels unless others are asked for
             path, use_raw, column = bundled[0], use_raw or layer is None, column or bundled[1]
         ds = read_h5ad(path, layer=layer, use_raw=use_raw, labels=column)
         if bundled is not None:
@@ -96,8 +97,11 @@ def load(
         raise InputError(f"{name} is a folder; give a data file or a bundled data set name")
     label_column = labels is not None and not Path(labels).is_file() and path.is_file()
     if path.is_file():
-        ds = _read_with_label_column(path, str(labels), transpose, covariance, na) if label_column \
+        ds = (
+            _read_with_label_column(path, str(labels), transpose, covariance, na)
+            if label_column
             else read(path, transpose=transpose, covariance=covariance, na=na)
+        )
     elif name.lower() in datasets.names(include_aliases=True):
         if transpose or na is not None:
             raise InputError(f"bundled data set {name!r} is ready to use; drop transpose and na")
@@ -105,29 +109,33 @@ def load(
         if covariance and not ds.is_covariance:
             raise InputError(f"bundled data set {name!r} holds samples, not a covariance; drop covariance")
     else:
-        raise InputError(f"no file or bundled data set named {name!r}; "
-                         f"bundled: {', '.join(datasets.names())} (certpca data list)")
+        raise InputError(
+            f"no file or bundled data set named {name!r}; bundled: {', '.join(datasets.names())} (certpca data list)"
+        )
     if labels is not None and not label_column:
         ds = with_labels(ds, read_labels(labels))
     return prepare(ds, center=center, scale=scale, log2=log2)
 
 
-def _read_with_label_column(path: Path, column: str, transpose: bool, covariance: bool,
-                            na: str | None) -> Dataset:
+def _read_with_label_column(path: Path, column: str, transpose: bool, covariance: bool, na: str | None) -> Dataset:
     """Labels from a column of a samples × features text file; the other columns are the data."""
     if transpose or covariance or path.suffix.lower() in (".npz", ".parquet"):
-        raise InputError(f"labels {column!r} is not a file; a label column works only for CSV/TSV "
-                         "files with samples as rows: give a labels file sample,label instead")
+        raise InputError(
+            f"labels {column!r} is not a file; a label column works only for CSV/TSV "
+            "files with samples as rows: give a labels file sample,label instead"
+        )
     try:
         frame = pd.read_csv(path, sep=None, engine="python", dtype=str, index_col=0)
     except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as err:
         raise InputError(f"cannot read {path}: {str(err).splitlines()[0]}") from None
     if column not in frame.columns:
-        raise InputError(f"labels {column!r}: no such file and no such column in {path.name} "
-                         f"(columns start {', '.join(map(str, frame.columns[:5]))})")
+        raise InputError(
+            f"labels {column!r}: no such file and no such column in {path.name} "
+            f"(columns start {', '.join(map(str, frame.columns[:5]))})"
+        )
     found = frame.pop(column).str.strip()
     found.index = found.index.astype(str).str.strip()
-    with tempfile.TemporaryDirectory() as tmp:   # the rest of the table goes through the one validated reader
+    with tempfile.TemporaryDirectory() as tmp:  # the rest of the table goes through the one validated reader
         rest = Path(tmp) / (path.stem.removesuffix(".csv").removesuffix(".tsv") + ".csv")
         frame.to_csv(rest)
         ds = read(rest, na=na)
@@ -160,8 +168,10 @@ class Outputs:
         name = flag or what
         target = path.resolve()
         if any(target == p for p in self._inputs):
-            raise InputError(f"{name} {path} is an input of this command; choose another file name "
-                             "(inputs are never overwritten, even with force)")
+            raise InputError(
+                f"{name} {path} is an input of this command; choose another file name "
+                "(inputs are never overwritten, even with force)"
+            )
         if target in self._claimed:
             raise InputError(f"{name} {path} is also the {self._claimed[target]}; give each output its own name")
         if path.is_dir():
@@ -172,8 +182,9 @@ class Outputs:
         self._claimed[target] = what
         return path
 
-    def claim_folder(self, folder: str | Path, names: Iterable[str], what: str = "tables",
-                     *, flag: str = "") -> list[Path]:
+    def claim_folder(
+        self, folder: str | Path, names: Iterable[str], what: str = "tables", *, flag: str = ""
+    ) -> list[Path]:
         """Claim every file ``names`` inside ``folder`` (created now if missing)."""
         folder = Path(folder)
         if folder.exists() and not folder.is_dir():
@@ -181,22 +192,23 @@ class Outputs:
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as err:
-            raise InputError(f"cannot create folder {folder} for {flag or what}: {err.strerror}; "
-                             "choose a writable place") from None
+            raise InputError(
+                f"cannot create folder {folder} for {flag or what}: {err.strerror}; choose a writable place"
+            ) from None
         return [self.claim(folder / n, what, flag=flag) for n in names]
 
     def write(self, path: str | Path, text: str) -> None:
         """Stage ``text`` for a claimed ``path`` in a temporary file beside it."""
         target = Path(path).resolve()
         if target not in self._claimed:
-            raise RuntimeError(f"{path} was not claimed before writing")   # a programming error
+            raise RuntimeError(f"{path} was not claimed before writing")  # a programming error
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
         self._staged[target] = Path(tmp)
         with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
             fh.write(text)
         umask = os.umask(0)
         os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)   # mkstemp's 0600 would hide the file from other users
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 would hide the file from other users
 
     @contextmanager
     def writing(self) -> Iterator[Outputs]:
@@ -213,8 +225,9 @@ class Outputs:
             self._staged.clear()
 
 
-def write_atomically(path: str | Path, text: str, *, force: bool = False,
-                     inputs: Iterable[str | Path | None] = ()) -> Path:
+def write_atomically(
+    path: str | Path, text: str, *, force: bool = False, inputs: Iterable[str | Path | None] = ()
+) -> Path:
     """Write one file under the output policy (see :class:`Outputs`)."""
     out = Outputs(force=force, inputs=inputs)
     target = out.claim(path)
@@ -232,8 +245,9 @@ def _check_folder(folder: Path, name: str) -> None:
         with tempfile.TemporaryFile(dir=folder):
             pass
     except OSError as err:
-        raise InputError(f"cannot write {name} into {folder}: {(err.strerror or str(err)).lower()}; "
-                         "choose a writable folder") from None
+        raise InputError(
+            f"cannot write {name} into {folder}: {(err.strerror or str(err)).lower()}; choose a writable folder"
+        ) from None
 
 
 @contextmanager

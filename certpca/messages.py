@@ -1,4 +1,5 @@
 """Warnings collected as messages instead of printed (solver notes in reports and reproductions)."""
+
 from __future__ import annotations
 
 import warnings

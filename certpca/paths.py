@@ -8,6 +8,7 @@ starts, random restarts included, at every k.  Warm starts alone lost up to
 25 % of the variance at small k on a random 20 × 80 problem.  Other methods
 (thresholding, the spannogram) use their own starts at every k.
 """
+
 from __future__ import annotations
 
 import pandas as pd
@@ -19,9 +20,18 @@ from .solvers import get, solve
 from .validation import check_cardinality, check_random_state
 
 
-def fit_path(problem: Problem, ks, *, method: str = "em", nonneg: bool = False, seed: int = 0,
-             restarts: int = 10, cold_starts: bool = False, refresh: float = 1.25,
-             **options) -> list[Component]:
+def fit_path(
+    problem: Problem,
+    ks,
+    *,
+    method: str = "em",
+    nonneg: bool = False,
+    seed: int = 0,
+    restarts: int = 10,
+    cold_starts: bool = False,
+    refresh: float = 1.25,
+    **options,
+) -> list[Component]:
     """Best component for each k in ``ks`` (increasing), warm-started along the path.
 
     The deterministic starts are re-run only where k has grown by the factor
@@ -42,23 +52,44 @@ def fit_path(problem: Problem, ks, *, method: str = "em", nonneg: bool = False, 
         starts = list(own) if (cold_starts or not warm) else list(deterministic) if renew else []
         if warm:
             starts.append(out[-1].weights)
-        out.append(solve(problem, k, method=method, nonneg=nonneg, rng=rng, restarts=restarts,
-                         starts=starts if starts and starts[0] is not None else None, **options))
+        out.append(
+            solve(
+                problem,
+                k,
+                method=method,
+                nonneg=nonneg,
+                rng=rng,
+                restarts=restarts,
+                starts=starts if starts and starts[0] is not None else None,
+                **options,
+            )
+        )
     return out
 
 
-def path_table(problem: Problem, components: list[Component], *, bounds=None, budget: float | None = None,
-               tol: float = 1e-6) -> pd.DataFrame:
+def path_table(
+    problem: Problem, components: list[Component], *, bounds=None, budget: float | None = None, tol: float = 1e-6
+) -> pd.DataFrame:
     """One row per path point: k, variance, its share of λ1 and of the trace, cardinality,
     and with ``bounds`` the certificate (upper bound, winning bound, certified fraction)."""
     lam1, trace = float(problem.eigenvalues()[0]), problem.trace
     rows = []
     for c in components:
-        row: dict[str, object] = {"k": c.k, "variance": c.variance, "of_lambda1": c.variance / lam1,
-                                  "pev": c.variance / trace, "cardinality": c.cardinality, "iterations": c.iterations}
+        row: dict[str, object] = {
+            "k": c.k,
+            "variance": c.variance,
+            "of_lambda1": c.variance / lam1,
+            "pev": c.variance / trace,
+            "cardinality": c.cardinality,
+            "iterations": c.iterations,
+        }
         if bounds is not None and c.weights.any():
             cert = certify_vector(problem, c.weights, c.k, c.nonneg, bounds=bounds, budget=budget, tol=tol)
-            row.update(upper_bound=cert.upper_bound, winner=cert.winner,
-                       certified=cert.certified_fraction, optimal=cert.optimal)
+            row.update(
+                upper_bound=cert.upper_bound,
+                winner=cert.winner,
+                certified=cert.certified_fraction,
+                optimal=cert.optimal,
+            )
         rows.append(row)
     return pd.DataFrame(rows)

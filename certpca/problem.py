@@ -6,6 +6,7 @@ when there are fewer samples than features) or as the dense D × D matrix
 size D × D is ever formed: products cost O(rD) and the spectrum comes from
 the r × r Gram matrix ``FFᵀ`` (the "Gram trick" of Sigg & Buhmann 2008, §3.1).
 """
+
 from __future__ import annotations
 
 from functools import cached_property

@@ -4,6 +4,7 @@ Modelled on R's ``prcomp``/``nsprcomp`` (``sdev``, ``rotation``, ``center``,
 ``scale``; ``summary()`` prints the importance of components) and on
 statsmodels (``summary()`` renders as text, HTML and LaTeX; ``str(fit)`` is it).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -74,8 +75,10 @@ class Component:
         }
 
     def __repr__(self) -> str:
-        return (f"<Component {self.method} k={self.k}{' nonneg' if self.nonneg else ''}: "
-                f"variance {self.variance:.6g}, cardinality {self.cardinality}>")
+        return (
+            f"<Component {self.method} k={self.k}{' nonneg' if self.nonneg else ''}: "
+            f"variance {self.variance:.6g}, cardinality {self.cardinality}>"
+        )
 
 
 @dataclass
@@ -96,7 +99,7 @@ class Fit:
     options: dict
     seconds: float
     certificates: list = field(default_factory=list)
-    problem: object = field(default=None, repr=False)   # the covariance operator, for certify()
+    problem: object = field(default=None, repr=False)  # the covariance operator, for certify()
 
     # R-style accessors --------------------------------------------------
     @property
@@ -133,19 +136,26 @@ class Fit:
 
     def summary(self) -> Summary:
         o = self.options
-        title = (f"{'Nonnegative sparse' if o.get('nonneg') else 'Sparse'} PCA by {o.get('method')}"
-                 f", k = {o.get('k')}, {len(self.components)} component(s)")
+        title = (
+            f"{'Nonnegative sparse' if o.get('nonneg') else 'Sparse'} PCA by {o.get('method')}"
+            f", k = {o.get('k')}, {len(self.components)} component(s)"
+        )
         d = self.data
-        shape = (f"{d.get('n_features')} x {d.get('n_features')} covariance" if d.get("n_samples") is None
-                 else f"{d.get('n_samples')} samples x {d.get('n_features')} features")
+        shape = (
+            f"{d.get('n_features')} x {d.get('n_features')} covariance"
+            if d.get("n_samples") is None
+            else f"{d.get('n_samples')} samples x {d.get('n_features')} features"
+        )
         notes = [
             f"Data: {d.get('name')} ({shape}); {text.describe_preprocessing(d.get('preprocessing', {}))}",
             f"Total variance {self.total_variance:.6g}; lambda1 = {self.eigenvalues[0]:.6g} "
             f"({self.eigenvalues[0] / self.total_variance:.1%} of the total)",
         ]
         if len(self.components) > 1:
-            notes.append(f"Deflation: {o.get('deflation')}; variance counted as additional "
-                         "(beyond the span of earlier components)")
+            notes.append(
+                f"Deflation: {o.get('deflation')}; variance counted as additional "
+                "(beyond the span of earlier components)"
+            )
         notes.extend(self._status_notes())
         for i, cert in enumerate(self.certificates):
             notes.append(f"PC{i + 1} {str(cert).splitlines()[0]}")
@@ -199,8 +209,12 @@ class Summary:
         t = self._formatted()
         label_w = max(len(str(i)) for i in t.index)
         widths = [max(len(c), *(len(v) for v in t[c])) for c in t.columns]
-        lines = [self.title, "", "Importance of components:",
-                 " " * label_w + "".join(f" {c:>{w}}" for c, w in zip(t.columns, widths))]
+        lines = [
+            self.title,
+            "",
+            "Importance of components:",
+            " " * label_w + "".join(f" {c:>{w}}" for c, w in zip(t.columns, widths)),
+        ]
         for row in t.index:
             lines.append(f"{row:<{label_w}}" + "".join(f" {v:>{w}}" for v, w in zip(t.loc[row], widths)))
         return "\n".join(lines + [""] + self.notes)

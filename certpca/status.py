@@ -11,6 +11,7 @@ the components layer turn them into a :class:`Status` on the
 :class:`~certpca.results.Component`, which serialises it as plain strings.
 Method-specific diagnostics (γ, β, bisection steps) stay in ``extras``.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -56,16 +57,21 @@ class Status:
     @property
     def ok(self) -> bool:
         """True when nothing needs the user's attention."""
-        return (self.reach in (Reach.REACHED, Reach.NOT_SPARSE)
-                and self.convergence is not Convergence.ITERATION_LIMIT)
+        return self.reach in (Reach.REACHED, Reach.NOT_SPARSE) and self.convergence is not Convergence.ITERATION_LIMIT
 
     def to_dict(self) -> dict:
-        return {"reach": self.reach.value, "reach_reason": self.reach_reason,
-                "convergence": self.convergence.value, "convergence_reason": self.convergence_reason}
+        return {
+            "reach": self.reach.value,
+            "reach_reason": self.reach_reason,
+            "convergence": self.convergence.value,
+            "convergence_reason": self.convergence_reason,
+        }
 
     def __str__(self) -> str:
-        parts = [f"{self.reach.value}{f' ({self.reach_reason})' if self.reach_reason else ''}",
-                 f"{self.convergence.value}{f' ({self.convergence_reason})' if self.convergence_reason else ''}"]
+        parts = [
+            f"{self.reach.value}{f' ({self.reach_reason})' if self.reach_reason else ''}",
+            f"{self.convergence.value}{f' ({self.convergence_reason})' if self.convergence_reason else ''}",
+        ]
         return "; ".join(parts)
 
 

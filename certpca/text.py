@@ -3,22 +3,51 @@
 Every table, summary and page of certpca escapes through these functions, so a
 feature id such as ``a_b|c`` looks the same in LaTeX, Markdown and HTML.
 """
+
 from __future__ import annotations
 
 import re
 
 from markupsafe import escape
 
-_LATEX_SPECIALS = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                   "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+_LATEX_SPECIALS = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
 _LATEX_RE = re.compile("|".join(re.escape(c) for c in _LATEX_SPECIALS))
 #: Unicode symbols of certpca's captions and cells as LaTeX, so tables compile with pdflatex too
-LATEX_SYMBOLS = (("wᵀCw", r"$w^\top C w$"), ("λ1", r"$\lambda_1$"), ("≥", r"$\geq$"), ("≤", r"$\leq$"),
-                 ("✓", r"$\checkmark$"), ("±", r"$\pm$"), ("×", r"$\times$"), ("∞", r"$\infty$"),
-                 ("−", "-"), ("–", "--"), ("α", r"$\alpha$"), ("§", r"\S{}"))
+LATEX_SYMBOLS = (
+    ("wᵀCw", r"$w^\top C w$"),
+    ("λ1", r"$\lambda_1$"),
+    ("≥", r"$\geq$"),
+    ("≤", r"$\leq$"),
+    ("✓", r"$\checkmark$"),
+    ("±", r"$\pm$"),
+    ("×", r"$\times$"),
+    ("∞", r"$\infty$"),
+    ("−", "-"),
+    ("–", "--"),
+    ("α", r"$\alpha$"),
+    ("§", r"\S{}"),
+)
 #: Markdown's specials escaped with a backslash; & < > as entities, since a Markdown renderer passes HTML through
-_MARKDOWN_SPECIALS = {**{c: "\\" + c for c in "\\|*_`[]"}, "&": "&amp;", "<": "&lt;", ">": "&gt;",
-                      "\r\n": " ", "\n": " ", "\r": " "}
+_MARKDOWN_SPECIALS = {
+    **{c: "\\" + c for c in "\\|*_`[]"},
+    "&": "&amp;",
+    "<": "&lt;",
+    ">": "&gt;",
+    "\r\n": " ",
+    "\n": " ",
+    "\r": " ",
+}
 _MARKDOWN_RE = re.compile("|".join(re.escape(c) for c in sorted(_MARKDOWN_SPECIALS, key=len, reverse=True)))
 
 

@@ -6,6 +6,7 @@ message names the Python parameter and says what to give instead, and the
 command line swaps the parameter's name for its flag.  Nothing is clipped
 silently: a value out of range is an error, never quietly replaced.
 """
+
 from __future__ import annotations
 
 import math
@@ -17,8 +18,7 @@ import numpy as np
 from .errors import InputError
 
 
-def check_int(value, param: str, *, low: int | None = None, high: int | None = None,
-              why: str = "") -> int:
+def check_int(value, param: str, *, low: int | None = None, high: int | None = None, why: str = "") -> int:
     """An integer in [low, high] (either end may be open); bools are not integers."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         if isinstance(value, numbers.Real) and float(value).is_integer():
@@ -27,8 +27,7 @@ def check_int(value, param: str, *, low: int | None = None, high: int | None = N
             raise InputError.bad_argument(param, f"must be a whole number, got {value!r}")
     value = int(value)
     if (low is not None and value < low) or (high is not None and value > high):
-        raise InputError.bad_argument(param, f"is out of range: got {value}; choose a value "
-                                             f"{_range(low, high)}{why}")
+        raise InputError.bad_argument(param, f"is out of range: got {value}; choose a value {_range(low, high)}{why}")
     return value
 
 
@@ -37,8 +36,9 @@ def check_cardinality(k, dim: int, param: str = "k") -> int:
     return check_int(k, param, low=1, high=dim, why=f" (the data have {dim} features)")
 
 
-def check_float(value, param: str, *, low: float | None = None, high: float | None = None,
-                low_open: bool = False) -> float:
+def check_float(
+    value, param: str, *, low: float | None = None, high: float | None = None, low_open: bool = False
+) -> float:
     """A finite float in [low, high], or in (low, high] when ``low_open``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise InputError.bad_argument(param, f"must be a number, got {value!r}")
@@ -102,8 +102,9 @@ def parse_grid(spec, dim: int, param: str = "ks", *, count: int = 10) -> list[in
         try:
             values = [int(p) for p in spec.split(",") if p.strip()]
         except ValueError:
-            raise InputError.bad_argument(param, f"cannot be read from {spec!r}; give k1,k2,... or "
-                                          "FROM:TO[:COUNT] with whole numbers") from None
+            raise InputError.bad_argument(
+                param, f"cannot be read from {spec!r}; give k1,k2,... or FROM:TO[:COUNT] with whole numbers"
+            ) from None
         values = [check_int(v, param, low=1) for v in values]
     if not values:
         raise InputError.bad_argument(param, f"is empty ({spec!r}); give k1,k2,... or FROM:TO[:COUNT]")
@@ -117,15 +118,15 @@ def _geometric(spec: str, param: str, count: int) -> list[int]:
     except ValueError:
         numbers_ = []
     if len(parts) not in (2, 3) or len(numbers_) != len(parts):
-        raise InputError.bad_argument(param, f"cannot be read from {spec!r}; give FROM:TO or FROM:TO:COUNT "
-                                      "with whole numbers, or k1,k2,...")
+        raise InputError.bad_argument(
+            param, f"cannot be read from {spec!r}; give FROM:TO or FROM:TO:COUNT with whole numbers, or k1,k2,..."
+        )
     lo, hi = numbers_[0], numbers_[1]
     n = numbers_[2] if len(numbers_) == 3 else count
     if lo < 1 or n < 1:
         raise InputError.bad_argument(param, f"{spec!r} needs FROM >= 1 and COUNT >= 1")
     if hi < lo:
-        raise InputError.bad_argument(param, f"{spec!r} runs backwards; give FROM:TO with FROM <= TO, "
-                                      f"e.g. {hi}:{lo}")
+        raise InputError.bad_argument(param, f"{spec!r} runs backwards; give FROM:TO with FROM <= TO, e.g. {hi}:{lo}")
     if n == 1:
         return [hi]
     return np.unique(np.rint(np.geomspace(lo, hi, n)).astype(int)).tolist()

@@ -7,6 +7,7 @@ temporary folder with ``certpca report``, then photographs each page in headless
 Chromium (Debian's, driven by playwright) at 1200 px wide: the first screen and the
 whole page.
 """
+
 from __future__ import annotations
 
 import shutil

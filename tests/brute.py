@@ -6,6 +6,7 @@ the orthant, where stationarity makes it a positive eigenvector of C_S'S'; so
 OPT⁺ = max over |S| ≤ k of the eigenvalues of C_SS whose eigenvector is strictly
 positive (up to sign).  Costs O(2^D) eigen-decompositions: D ≤ 12 only.
 """
+
 from itertools import combinations
 
 import numpy as np

@@ -1,4 +1,5 @@
 """The public namespace: what `import certpca` offers and what it keeps to itself."""
+
 import subprocess
 import sys
 
@@ -8,6 +9,7 @@ import certpca
 def test_certify_and_report_are_subpackages_and_callable(tmp_path):
     import certpca.certify as certify_module
     import certpca.report as report_module
+
     assert certify_module.__name__ == "certpca.certify" and certpca.certify is certify_module
     assert report_module.__name__ == "certpca.report" and certpca.report is report_module
     fit = certpca.fit("pitprops", 4)
@@ -18,8 +20,22 @@ def test_certify_and_report_are_subpackages_and_callable(tmp_path):
 
 
 def test_the_namespace_holds_only_the_public_api():
-    public = {"fit", "certify", "path", "report", "load", "datasets", "Certificate", "Dataset", "Problem", "Fit",
-              "Component", "InputError", "ConvergenceWarning", "__version__"}
+    public = {
+        "fit",
+        "certify",
+        "path",
+        "report",
+        "load",
+        "datasets",
+        "Certificate",
+        "Dataset",
+        "Problem",
+        "Fit",
+        "Component",
+        "InputError",
+        "ConvergenceWarning",
+        "__version__",
+    }
     assert set(certpca.__all__) == public
     for name in public:
         assert getattr(certpca, name) is not None

@@ -1,4 +1,5 @@
 """The command line: outputs, JSON, loadings CSV, and one-line errors with exit code 2."""
+
 import json
 
 import numpy as np
@@ -23,8 +24,7 @@ def test_fit_bundled_leukemia_prints_summary(capsys):
 
 def test_fit_json_and_loadings_csv(capsys, tmp_path):
     out_csv = tmp_path / "loadings.csv"
-    code, out, err = run(capsys, "fit", "pitprops", "--k", "4", "--components", "2",
-                         "--out", str(out_csv), "--json")
+    code, out, err = run(capsys, "fit", "pitprops", "--k", "4", "--components", "2", "--out", str(out_csv), "--json")
     assert code == 0
     d = json.loads(out)
     assert [c["cardinality"] for c in d["components"]] == [4, 4]
@@ -40,28 +40,42 @@ def test_fit_json_and_loadings_csv(capsys, tmp_path):
 
 def test_fit_reads_user_csv_with_options(capsys, tmp_path):
     rng = np.random.default_rng(0)
-    X = pd.DataFrame(rng.standard_normal((12, 30)), columns=[f"g{i}" for i in range(30)],
-                     index=[f"s{i}" for i in range(12)])
+    X = pd.DataFrame(
+        rng.standard_normal((12, 30)), columns=[f"g{i}" for i in range(30)], index=[f"s{i}" for i in range(12)]
+    )
     X.T.to_csv(tmp_path / "genes_by_row.tsv", sep="\t")
-    code, out, _ = run(capsys, "fit", str(tmp_path / "genes_by_row.tsv"), "--transpose", "--scale",
-                       "--k", "5", "--method", "threshold", "--json")
+    code, out, _ = run(
+        capsys,
+        "fit",
+        str(tmp_path / "genes_by_row.tsv"),
+        "--transpose",
+        "--scale",
+        "--k",
+        "5",
+        "--method",
+        "threshold",
+        "--json",
+    )
     assert code == 0
     d = json.loads(out)
     assert d["data"]["n_samples"] == 12 and d["data"]["n_features"] == 30
-    assert np.isclose(d["total_variance"], 30.0)   # unit variances after --scale
+    assert np.isclose(d["total_variance"], 30.0)  # unit variances after --scale
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["fit", "no_such_file.csv", "--k", "3"], "no_such_file.csv"),
-    (["fit", "pitprops", "--k", "0"], "out of range"),
-    (["fit", "pitprops", "--k", "14"], "out of range"),
-    (["fit", "pitprops", "--k", "3", "--method", "nope"], "unknown method 'nope'"),
-    (["fit", "pitprops", "--k", "3", "--method", "pca", "--nonneg"], "nonnegativity"),
-    (["fit", "pitprops", "--k", "3", "--restarts", "-1"], "restarts"),
-    (["fit", "pitprops", "--k", "three"], "invalid int value"),
-    (["fit", "pitprops"], "--k"),
-    (["fit", "pitprops", "--k", "3", "--out", "missing_dir/x.csv"], "does not exist"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["fit", "no_such_file.csv", "--k", "3"], "no_such_file.csv"),
+        (["fit", "pitprops", "--k", "0"], "out of range"),
+        (["fit", "pitprops", "--k", "14"], "out of range"),
+        (["fit", "pitprops", "--k", "3", "--method", "nope"], "unknown method 'nope'"),
+        (["fit", "pitprops", "--k", "3", "--method", "pca", "--nonneg"], "nonnegativity"),
+        (["fit", "pitprops", "--k", "3", "--restarts", "-1"], "restarts"),
+        (["fit", "pitprops", "--k", "three"], "invalid int value"),
+        (["fit", "pitprops"], "--k"),
+        (["fit", "pitprops", "--k", "3", "--out", "missing_dir/x.csv"], "does not exist"),
+    ],
+)
 def test_bad_input_is_one_line_exit_2(capsys, argv, message):
     code, out, err = run(capsys, *argv)
     assert code == 2
@@ -92,8 +106,13 @@ def test_data_list_and_solvers(capsys):
 def test_console_script_entry_point():
     import subprocess
     import sys
-    r = subprocess.run([sys.executable, "-m", "certpca", "fit", "pitprops", "--k", "2", "--json"],
-                       capture_output=True, text=True, timeout=120)
+
+    r = subprocess.run(
+        [sys.executable, "-m", "certpca", "fit", "pitprops", "--k", "2", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["components"][0]["cardinality"] == 2
 
@@ -103,7 +122,7 @@ def test_certify_pitprops_optimal_json(capsys):
     code, out, _ = run(capsys, "certify", "pitprops", "--k", "5", "--json")
     assert code == 0
     d = json.loads(out)
-    assert d["optimal"] is True and abs(d["value"] - 3.406) < 5e-4   # Berk & Bertsimas
+    assert d["optimal"] is True and abs(d["value"] - 3.406) < 5e-4  # Berk & Bertsimas
     assert d["upper_bound"] >= d["value"] and d["gap"] == d["upper_bound"] - d["value"]
     assert min(b["value"] for b in d["bounds"]) == d["upper_bound"]
     assert d["winner"] in {b["name"] for b in d["bounds"]}
@@ -113,8 +132,20 @@ def test_certify_audits_fit_loadings(capsys, tmp_path):
     L = tmp_path / "L.csv"
     assert main(["fit", "pitprops", "--k", "4", "--components", "2", "--out", str(L)]) == 0
     capsys.readouterr()
-    code, out, _ = run(capsys, "certify", "pitprops", "--k", "4", "--loadings", str(L),
-                       "--component", "PC1", "--bounds", "lambda1,gershgorin", "--json")
+    code, out, _ = run(
+        capsys,
+        "certify",
+        "pitprops",
+        "--k",
+        "4",
+        "--loadings",
+        str(L),
+        "--component",
+        "PC1",
+        "--bounds",
+        "lambda1,gershgorin",
+        "--json",
+    )
     assert code == 0
     d = json.loads(out)
     C = pd.read_csv("data/pitprops.csv", index_col=0).to_numpy()
@@ -122,7 +153,7 @@ def test_certify_audits_fit_loadings(capsys, tmp_path):
     assert np.isclose(d["value"], w @ C @ w, rtol=1e-12)
     assert {b["name"] for b in d["bounds"]} == {"lambda1", "gershgorin"}
     lam1 = np.linalg.eigvalsh(C)[-1]
-    assert d["value"] <= d["upper_bound"] <= lam1 * (1 + 1e-8)   # λ1 was one of the two bounds
+    assert d["value"] <= d["upper_bound"] <= lam1 * (1 + 1e-8)  # λ1 was one of the two bounds
 
 
 def test_certify_loadings_with_missing_ids_are_zero(capsys, tmp_path):
@@ -134,16 +165,19 @@ def test_certify_loadings_with_missing_ids_are_zero(capsys, tmp_path):
     assert sorted(d["support"]) == ["length", "topdiam"]
 
 
-@pytest.mark.parametrize("content, argv, message", [
-    ("feature,PC1\ntopdiam,0.5\nnope,0.5\n", [], "not in the data"),
-    ("feature,PC1\ntopdiam,0.6\nlength,-0.8\n", ["--nonneg"], "negative"),
-    ("feature,PC1\ntopdiam,0\nlength,0\n", [], "zero vector"),
-    ("feature,PC1\ntopdiam,0.6\nlength,0.8\nmoist,0.1\n", [], "nonzeros but k = 2"),
-    ("feature,PC1\ntopdiam,0.6\nlength,x\n", [], "not a number"),
-    ("feature,PC1\ntopdiam,0.6\ntopdiam,0.8\n", [], "appears twice"),
-    ("feature,PC1\ntopdiam,0.6\n", ["--component", "3"], "out of range"),
-    ("feature,PC1\ntopdiam,0.6\n", ["--bounds", "lambda1,magic"], "unknown bound"),
-])
+@pytest.mark.parametrize(
+    "content, argv, message",
+    [
+        ("feature,PC1\ntopdiam,0.5\nnope,0.5\n", [], "not in the data"),
+        ("feature,PC1\ntopdiam,0.6\nlength,-0.8\n", ["--nonneg"], "negative"),
+        ("feature,PC1\ntopdiam,0\nlength,0\n", [], "zero vector"),
+        ("feature,PC1\ntopdiam,0.6\nlength,0.8\nmoist,0.1\n", [], "nonzeros but k = 2"),
+        ("feature,PC1\ntopdiam,0.6\nlength,x\n", [], "not a number"),
+        ("feature,PC1\ntopdiam,0.6\ntopdiam,0.8\n", [], "appears twice"),
+        ("feature,PC1\ntopdiam,0.6\n", ["--component", "3"], "out of range"),
+        ("feature,PC1\ntopdiam,0.6\n", ["--bounds", "lambda1,magic"], "unknown bound"),
+    ],
+)
 def test_certify_rejects_bad_loadings(capsys, tmp_path, content, argv, message):
     L = tmp_path / "L.csv"
     L.write_text(content)
@@ -159,6 +193,7 @@ def test_certify_missing_loadings_file(capsys):
 
 def test_python_certify_attaches_to_fit():
     import certpca
+
     fit = certpca.fit("pitprops", 6)
     cert = certpca.certify(fit)
     assert fit.certificates == [cert] and cert.optimal

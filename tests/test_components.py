@@ -1,4 +1,5 @@
 """Several components: deflation schemes and additional-variance accounting."""
+
 import numpy as np
 import pytest
 
@@ -24,7 +25,7 @@ def test_disjoint_nonnegative_components_are_orthogonal():
     fit = fit_components(P, 20, n_components=4, nonneg=True, deflation="disjoint", restarts=3)
     W = fit.rotation.to_numpy()
     assert np.all(W >= 0)
-    assert np.all((W != 0).sum(axis=1) <= 1)         # disjoint supports
+    assert np.all((W != 0).sum(axis=1) <= 1)  # disjoint supports
     np.testing.assert_allclose(W.T @ W, np.eye(4), atol=1e-12)
     # orthogonal components: what each adds is its own variance
     np.testing.assert_allclose(fit.additional_variance, [c.variance for c in fit.components], rtol=1e-9)
@@ -33,10 +34,10 @@ def test_disjoint_nonnegative_components_are_orthogonal():
 def test_additional_variance_by_hand():
     C = np.diag([4.0, 1.0, 0.5])
     s = np.sqrt(0.5)
-    W = np.array([[1, 0, 0], [s, s, 0]]).T           # second at 45° to the first
+    W = np.array([[1, 0, 0], [s, s, 0]]).T  # second at 45° to the first
     added = additional_variance(Problem.from_covariance(C), W)
-    np.testing.assert_allclose(added, [4.0, 1.0])    # the second only adds the e2 direction
-    W3 = np.column_stack([W, W[:, 0] * 2])           # a column in the span adds nothing
+    np.testing.assert_allclose(added, [4.0, 1.0])  # the second only adds the e2 direction
+    W3 = np.column_stack([W, W[:, 0] * 2])  # a column in the span adds nothing
     np.testing.assert_allclose(additional_variance(Problem.from_covariance(C), W3), [4.0, 1.0, 0.0])
 
 
@@ -59,10 +60,11 @@ def test_k_out_of_range(k):
 def test_disjoint_component_with_too_few_features_left_is_unreachable():
     C = np.zeros((6, 6))
     C[:4, :4] = 1.0
-    C += np.diag([1.0, 1.0, 1.0, 1.0, 1.0, 0.5])     # features 0-3 correlated, 4 and 5 independent
+    C += np.diag([1.0, 1.0, 1.0, 1.0, 1.0, 0.5])  # features 0-3 correlated, 4 and 5 independent
     with pytest.warns(UserWarning, match="only 2 features are left"):
-        fit = fit_components(Problem.from_covariance(C), 4, n_components=2, nonneg=True, deflation="disjoint",
-                             restarts=2)
+        fit = fit_components(
+            Problem.from_covariance(C), 4, n_components=2, nonneg=True, deflation="disjoint", restarts=2
+        )
     first, second = fit.components
     assert list(np.flatnonzero(first.weights)) == [0, 1, 2, 3]
     assert np.isclose(first.variance, brute_force(C, 4, nonneg=True)[0])
@@ -79,16 +81,19 @@ def test_reached_and_converged_components_are_summarised_in_one_line():
     assert "Status: every component reached k and converged" in str(fit)
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"n_components": 0}, "n_components is out of range: got 0; choose a value from 1 to 6"),
-    ({"min_angle": 95.0}, "min_angle is out of range: got 95; choose a value from 0 to 90"),
-    ({"deflation": "gram"}, "deflation must be one of projection, disjoint, quasi, joint"),
-    ({"restarts": -1}, "restarts is out of range: got -1; choose a value >= 0"),
-    ({"seed": -1}, "seed is out of range: got -1; choose a value >= 0"),
-    ({"method": "pca", "nonneg": True}, "nonneg cannot be True for method 'pca'"),
-    ({"method": "em", "deflation": "quasi"}, "'quasi' needs method='em' and nonneg=True"),
-    ({"method": "em", "deflation": "joint"}, "method 'em' fits one component at a time"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"n_components": 0}, "n_components is out of range: got 0; choose a value from 1 to 6"),
+        ({"min_angle": 95.0}, "min_angle is out of range: got 95; choose a value from 0 to 90"),
+        ({"deflation": "gram"}, "deflation must be one of projection, disjoint, quasi, joint"),
+        ({"restarts": -1}, "restarts is out of range: got -1; choose a value >= 0"),
+        ({"seed": -1}, "seed is out of range: got -1; choose a value >= 0"),
+        ({"method": "pca", "nonneg": True}, "nonneg cannot be True for method 'pca'"),
+        ({"method": "em", "deflation": "quasi"}, "'quasi' needs method='em' and nonneg=True"),
+        ({"method": "em", "deflation": "joint"}, "method 'em' fits one component at a time"),
+    ],
+)
 def test_arguments_are_named_as_python_parameters(kwargs, message):
     P = Problem.from_covariance(np.eye(6) + 0.5)
     with pytest.raises(InputError, match=message) as err:

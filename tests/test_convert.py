@@ -1,4 +1,5 @@
 """In-memory inputs (array, DataFrame, CSR/CSC, AnnData) give the same fit and certificate as the same data via CSV."""
+
 import anndata
 import numpy as np
 import pandas as pd
@@ -44,8 +45,14 @@ def test_every_in_memory_kind_matches_csv(table):
     adata.layers["counts"] = sp.csr_matrix(X)
     adata.raw = adata.copy()
     adata.X = np.zeros_like(X)
-    for data, kw in [(frame, {}), (X, {}), (sp.csr_matrix(X), {}), (sp.csc_matrix(X), {}),
-                     (adata, {"layer": "counts"}), (adata, {"use_raw": True})]:
+    for data, kw in [
+        (frame, {}),
+        (X, {}),
+        (sp.csr_matrix(X), {}),
+        (sp.csc_matrix(X), {}),
+        (adata, {"layer": "counts"}),
+        (adata, {"use_raw": True}),
+    ]:
         _same(_numbers(data, **kw), truth)
     assert list(certpca.load(frame).feature_ids) == list(frame.columns)
     assert list(certpca.load(adata, use_raw=True).sample_ids) == list(frame.index)
@@ -54,25 +61,30 @@ def test_every_in_memory_kind_matches_csv(table):
 def test_fit_takes_in_memory_data_directly(table):
     frame, csv = table
     assert certpca.fit(frame, k=4).components[0].variance == pytest.approx(
-        certpca.fit(csv, k=4).components[0].variance, rel=1e-10)
+        certpca.fit(csv, k=4).components[0].variance, rel=1e-10
+    )
 
 
 def test_anndata_labels_from_obs(table):
     frame, _ = table
     obs = pd.DataFrame({"cell": ["a", "b"] * 20}, index=frame.index)
-    ds = certpca.load(anndata.AnnData(X=frame.to_numpy(), obs=obs, var=pd.DataFrame(index=frame.columns)),
-                      labels="cell")
+    ds = certpca.load(
+        anndata.AnnData(X=frame.to_numpy(), obs=obs, var=pd.DataFrame(index=frame.columns)), labels="cell"
+    )
     assert list(ds.labels) == ["a", "b"] * 20
 
 
-@pytest.mark.parametrize("data, kw, words", [
-    (pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": ["x", "y", "z"]}), {}, "not numeric"),
-    (np.array([1.0, 2.0, 3.0]), {}, "2-D"),
-    (np.array([[1.0, np.nan], [2.0, 3.0], [1.0, 1.0]]), {}, "missing"),
-    (np.eye(3), {"layer": "counts"}, "AnnData objects only"),
-    (np.eye(3), {"transpose": True}, "apply to files"),
-    ({"a": 1}, {}, "not supported"),
-])
+@pytest.mark.parametrize(
+    "data, kw, words",
+    [
+        (pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": ["x", "y", "z"]}), {}, "not numeric"),
+        (np.array([1.0, 2.0, 3.0]), {}, "2-D"),
+        (np.array([[1.0, np.nan], [2.0, 3.0], [1.0, 1.0]]), {}, "missing"),
+        (np.eye(3), {"layer": "counts"}, "AnnData objects only"),
+        (np.eye(3), {"transpose": True}, "apply to files"),
+        ({"a": 1}, {}, "not supported"),
+    ],
+)
 def test_bad_in_memory_input_is_one_clear_line(data, kw, words):
     with pytest.raises(InputError, match=words) as err:
         certpca.load(data, **kw)
@@ -100,8 +112,11 @@ def test_bundled_pbmc_is_raw_x_with_bulk_labels():
 
 def test_h5ad_file_with_layer_and_obs_labels(tmp_path, table):
     frame, csv = table
-    adata = anndata.AnnData(X=np.zeros(frame.shape), obs=pd.DataFrame({"cell": ["a", "b"] * 20}, index=frame.index),
-                            var=pd.DataFrame(index=frame.columns))
+    adata = anndata.AnnData(
+        X=np.zeros(frame.shape),
+        obs=pd.DataFrame({"cell": ["a", "b"] * 20}, index=frame.index),
+        var=pd.DataFrame(index=frame.columns),
+    )
     adata.layers["counts"] = sp.csr_matrix(frame.to_numpy())
     path = tmp_path / "x.h5ad"
     adata.write_h5ad(path)

@@ -3,6 +3,7 @@
 Every rejected input is checked for the words of its one-line message; the
 accepted ones are checked against values computed here by hand.
 """
+
 import gzip
 import warnings
 from pathlib import Path
@@ -17,8 +18,21 @@ from certpca.io import load
 
 PITPROPS = Path(__file__).resolve().parent.parent / "data" / "pitprops.csv"
 # Jeffers' eigenvalues as listed in data/README.md.
-PITPROPS_EIGENVALUES = [4.2186, 2.3781, 1.8782, 1.1094, 0.9100, 0.8154, 0.5763,
-                        0.4396, 0.3527, 0.1908, 0.0506, 0.0415, 0.0387]
+PITPROPS_EIGENVALUES = [
+    4.2186,
+    2.3781,
+    1.8782,
+    1.1094,
+    0.9100,
+    0.8154,
+    0.5763,
+    0.4396,
+    0.3527,
+    0.1908,
+    0.0506,
+    0.0415,
+    0.0387,
+]
 
 X = np.array([[1.0, 2.0, 3.0], [4.0, 6.0, 5.0], [7.0, 1.0, 9.0], [2.0, 8.0, 4.0]])
 SAMPLES = ["s1", "s2", "s3", "s4"]
@@ -331,8 +345,14 @@ def test_covariance_with_na_option(tmp_path):
 
 
 def test_covariance_scale_gives_correlation():
-    cov = Dataset("c", np.diag([2.0, 3.0]) @ np.array([[1.0, 0.5], [0.5, 1.0]]) @ np.diag([2.0, 3.0]),
-                  pd.Index(["a", "b"]), None, None, is_covariance=True)
+    cov = Dataset(
+        "c",
+        np.diag([2.0, 3.0]) @ np.array([[1.0, 0.5], [0.5, 1.0]]) @ np.diag([2.0, 3.0]),
+        pd.Index(["a", "b"]),
+        None,
+        None,
+        is_covariance=True,
+    )
     corr = prepare(cov, scale=True)
     np.testing.assert_allclose(corr.matrix, [[1.0, 0.5], [0.5, 1.0]])
     assert corr.preprocessing["scale"] is True and corr.preprocessing["center"] is False
@@ -458,7 +478,6 @@ def test_load_bundled_refuses_transpose():
     with pytest.raises(InputError) as exc:
         load("pitprops", transpose=True)
     assert "transpose" in message(exc)
-
 
 
 def test_npz_with_object_ids_is_refused_without_pickle(tmp_path):

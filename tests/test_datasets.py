@@ -1,4 +1,5 @@
 """The bundled data sets against the facts stated in data/README.md."""
+
 import time
 from functools import cache
 
@@ -15,7 +16,7 @@ README = {
     "golub": ((72, 7129), {"ALL": 47, "AML": 25}),
     "khan": ((63, 2308), {"EWS": 23, "RMS": 20, "NB": 12, "BL": 8}),
     "alon": ((62, 2000), {"t": 40, "n": 22}),
-    "pbmc": ((700, 765), None),   # 10 cell types; counts checked in tests/test_convert.py against the h5ad
+    "pbmc": ((700, 765), None),  # 10 cell types; counts checked in tests/test_convert.py against the h5ad
     "lrs": ((531, 93), None),
     "cbcl": ((2429, 361), None),
     "pitprops": ((13, 13), None),
@@ -76,10 +77,16 @@ def test_leukemia_reads_fast():
     assert min(timings) < 1.0
 
 
-@pytest.mark.parametrize("name, cov, corr", [
-    ("leukemia", 24.2, 17.4), ("golub", 17.4, 14.9), ("khan", 15.4, 12.9),
-    ("alon", 36.1, 45.0), ("lrs", 51.1, 59.9),
-])
+@pytest.mark.parametrize(
+    "name, cov, corr",
+    [
+        ("leukemia", 24.2, 17.4),
+        ("golub", 17.4, 14.9),
+        ("khan", 15.4, 12.9),
+        ("alon", 36.1, 45.0),
+        ("lrs", 51.1, 59.9),
+    ],
+)
 def test_pc1_shares(name, cov, corr):
     assert 100 * pc1_share(load(name)) == pytest.approx(cov, abs=0.05)
     assert 100 * pc1_share(load(name, scale=True)) == pytest.approx(corr, abs=0.05)

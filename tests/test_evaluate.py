@@ -1,6 +1,7 @@
 """Gene-selection evaluation: Jaccard by pair enumeration, k-means on planted
 clusters, CE against SVDs recomputed feature by feature, and the Sigg & Buhmann
 (2008, §5.3) leukemia experiment on the real Armstrong data."""
+
 from __future__ import annotations
 
 import itertools
@@ -201,8 +202,13 @@ def toy_dataset():
     noise = np.random.default_rng(9).standard_normal((30, 16))
     M = np.hstack([X, noise])
     M = M - M.mean(axis=0)
-    return Dataset("toy", M, pd.Index([f"g{i}" for i in range(20)]),
-                   pd.Index([f"s{i}" for i in range(30)]), pd.Series(y, index=[f"s{i}" for i in range(30)]))
+    return Dataset(
+        "toy",
+        M,
+        pd.Index([f"g{i}" for i in range(20)]),
+        pd.Index([f"s{i}" for i in range(30)]),
+        pd.Series(y, index=[f"s{i}" for i in range(30)]),
+    )
 
 
 def test_gene_selection_frame():
@@ -241,10 +247,16 @@ def test_compare():
 @pytest.fixture(scope="module")
 def leukemia_selection():
     ds = certpca.datasets.load("leukemia")  # centred raw values, variance not standardised
-    return ev.gene_selection(ds, [70], n_init=100, seed=0, selectors={
-        "CE simple ranking": ev.ce_selector(),
-        "nonneg sparse PC": ev.sparse_pc_selector(nonneg=True),
-    })
+    return ev.gene_selection(
+        ds,
+        [70],
+        n_init=100,
+        seed=0,
+        selectors={
+            "CE simple ranking": ev.ce_selector(),
+            "nonneg sparse PC": ev.sparse_pc_selector(nonneg=True),
+        },
+    )
 
 
 def test_leukemia_gene_selection(leukemia_selection):
@@ -255,11 +267,16 @@ def test_leukemia_gene_selection(leukemia_selection):
         assert r.scores.shape == (100,)
         assert np.all(np.isfinite(r.scores)) and np.all((r.scores >= 0) & (r.scores <= 1))
         assert 0 <= r.mean <= 1 and np.isfinite(r.sd)
-        print(f"\n{r.selector:>18} ({r.n_features:5d} genes): Jaccard {r.mean:.3f} ± {r.sd:.3f} "
-              f"[{r.min:.3f}, {r.max:.3f}] over {r.scores.size} inits; selection {r.seconds:.1f} s")
+        print(
+            f"\n{r.selector:>18} ({r.n_features:5d} genes): Jaccard {r.mean:.3f} ± {r.sd:.3f} "
+            f"[{r.min:.3f}, {r.max:.3f}] over {r.scores.size} inits; selection {r.seconds:.1f} s"
+        )
     full, ce, nspc = df.scores
-    for a, b, names in ((nspc, full, ("NSPC-70", "full data")), (ce, full, ("CE-70", "full data")),
-                        (nspc, ce, ("NSPC-70", "CE-70"))):
+    for a, b, names in (
+        (nspc, full, ("NSPC-70", "full data")),
+        (ce, full, ("CE-70", "full data")),
+        (nspc, ce, ("NSPC-70", "CE-70")),
+    ):
         out = ev.compare(a, b, names=names)
         print(out["verdict"])
         assert 0 <= out["p_mannwhitney"] <= 1

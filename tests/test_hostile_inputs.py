@@ -4,6 +4,7 @@ The promise (README): exit code 0, or 2 with one line on stderr naming the probl
 input files byte-identical afterwards; no partial output file.  Examples are bounded for
 CI; set CERTPCA_HYPOTHESIS_EXAMPLES (e.g. 2000) for a longer search.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -20,8 +21,12 @@ from hypothesis import strategies as st
 from certpca.cli import main
 
 EXAMPLES = int(os.environ.get("CERTPCA_HYPOTHESIS_EXAMPLES", "40"))
-SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize=EXAMPLES <= 40,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=EXAMPLES <= 40,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 def _run(argv: list[str]) -> tuple[int, str, str]:
@@ -45,15 +50,15 @@ def _check_promise(code: int, err: str, before: dict[str, bytes], folder: Path, 
         assert "Traceback" not in err and "internal error" not in err, err
     after = _files(folder)
     for name, content in before.items():
-        assert after[name] == content, f"{name} was changed"           # inputs untouched
+        assert after[name] == content, f"{name} was changed"  # inputs untouched
     new = set(after) - set(before)
-    assert new <= (written if code == 0 else set()), new               # no partial or stray file
+    assert new <= (written if code == 0 else set()), new  # no partial or stray file
     assert not [n for n in after if n.startswith(".") or n.endswith(".tmp")], after
 
 
 cells = st.one_of(
     st.floats(allow_nan=True, allow_infinity=True, width=64).map(repr),
-    st.integers(-10**6, 10**6).map(str),
+    st.integers(-(10**6), 10**6).map(str),
     st.sampled_from(["", "NA", "nan", "x", "1,5", "1e999", "-", " 3 ", '"q"', "é", "<b>"]),
 )
 
@@ -63,7 +68,7 @@ def tables(draw):
     n, d = draw(st.integers(1, 7)), draw(st.integers(1, 6))
     sep = draw(st.sampled_from([",", ";", "\t"]))
     header = ["sample", *[draw(st.sampled_from([f"g{j}", f"gène{j}", f"g{j}"])) for j in range(d)]]
-    clean = draw(st.booleans())       # half the tables are well formed, so the success path is explored too
+    clean = draw(st.booleans())  # half the tables are well formed, so the success path is explored too
     value = st.floats(-1e6, 1e6, allow_nan=False).map(lambda v: f"{v:.6g}") if clean else cells
     rows = [[f"s{i}", *[draw(value) for _ in range(d)]] for i in range(n)]
     text = "\n".join(sep.join(r) for r in [header, *rows]) + "\n"
@@ -97,31 +102,47 @@ def test_any_table_gives_an_answer_or_one_line(table, command, k):
 def _good_table(folder: Path) -> Path:
     X = np.random.default_rng(0).normal(size=(12, 6))
     path = folder / "good.csv"
-    path.write_text("sample," + ",".join(f"g{j}" for j in range(6)) + "\n"
-                    + "".join(f"s{i}," + ",".join(f"{v:.5f}" for v in row) + "\n" for i, row in enumerate(X)))
+    path.write_text(
+        "sample,"
+        + ",".join(f"g{j}" for j in range(6))
+        + "\n"
+        + "".join(f"s{i}," + ",".join(f"{v:.5f}" for v in row) + "\n" for i, row in enumerate(X))
+    )
     return path
 
 
-numbers = st.one_of(st.integers(-5, 40).map(str), st.floats(allow_nan=True, allow_infinity=True).map(repr),
-                    st.sampled_from(["", "x", "1:3", "3:1", "2,2", "1:6:3", "-0", "1e400"]))
+numbers = st.one_of(
+    st.integers(-5, 40).map(str),
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    st.sampled_from(["", "x", "1:3", "3:1", "2,2", "1:6:3", "-0", "1e400"]),
+)
 #: valid values twice as likely as anything, so most examples get past the first check
 plausible = st.one_of(st.integers(1, 6).map(str), st.integers(1, 3).map(str), numbers)
 
 
 @SETTINGS
-@given(command=st.sampled_from(["fit", "certify", "path"]), k=plausible,
-       seed=st.one_of(st.integers(0, 9).map(str), plausible), extra=st.sampled_from([
-    [], ["--nonneg"], ["--tol"], ["--budget"], ["--restarts"], ["--components"], ["--method"], ["--bounds"]]),
-    extra_value=plausible, out=st.sampled_from([None, "out.csv", "good.csv", "missing/out.csv"]))
+@given(
+    command=st.sampled_from(["fit", "certify", "path"]),
+    k=plausible,
+    seed=st.one_of(st.integers(0, 9).map(str), plausible),
+    extra=st.sampled_from(
+        [[], ["--nonneg"], ["--tol"], ["--budget"], ["--restarts"], ["--components"], ["--method"], ["--bounds"]]
+    ),
+    extra_value=plausible,
+    out=st.sampled_from([None, "out.csv", "good.csv", "missing/out.csv"]),
+)
 def test_any_argument_gives_an_answer_or_one_line(command, k, seed, extra, extra_value, out):
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         data = _good_table(folder)
         before = _files(folder)
         argv = [command, str(data), "--k", k, "--seed", seed]
-        if extra and not (command != "certify" and extra[0] in ("--tol", "--budget")) \
-                and not (command == "certify" and extra[0] in ("--components", "--restarts", "--method")) \
-                and not (command == "path" and extra[0] in ("--components", "--tol", "--budget")):
+        if (
+            extra
+            and not (command != "certify" and extra[0] in ("--tol", "--budget"))
+            and not (command == "certify" and extra[0] in ("--components", "--restarts", "--method"))
+            and not (command == "path" and extra[0] in ("--components", "--tol", "--budget"))
+        ):
             argv += extra + ([] if extra[0] == "--nonneg" else [extra_value])
         if out is not None and command in ("fit", "path"):
             argv += ["--out", str(folder / out)]

@@ -5,6 +5,7 @@ The package-dir mapping in pyproject.toml installs top-level ``data/`` as
 :func:`certpca.datasets.data_dir` looks, so this runs the installed copy from
 a folder where the checkout is not importable.
 """
+
 import importlib.util
 import os
 import shutil
@@ -59,13 +60,31 @@ def test_plain_install_finds_bundled_data(tmp_path):
     # pip builds a local directory in place (build/, *.egg-info): build from a copy so
     # the work tree stays clean and no stale build/lib leaks into the wheel.
     source = tmp_path / "src"
-    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(
-        ".git", "build", "*.egg-info", "__pycache__", ".pytest_cache", "reports", "bench"))
+    shutil.copytree(
+        REPO,
+        source,
+        ignore=shutil.ignore_patterns(
+            ".git", "build", "*.egg-info", "__pycache__", ".pytest_cache", "reports", "bench"
+        ),
+    )
     target = tmp_path / "site"
     build = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--no-index",
-         "--quiet", "--target", str(target), str(source)],
-        capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "--quiet",
+            "--target",
+            str(target),
+            str(source),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
         env={**os.environ, "PIP_NO_CACHE_DIR": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"},
     )
     if "invalid command 'bdist_wheel'" in build.stderr:
@@ -76,8 +95,11 @@ def test_plain_install_finds_bundled_data(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     run = subprocess.run(
         [sys.executable, "-c", CHECK, str(target), ",".join(_source_modules())],
-        cwd=tmp_path, env={**env, "PYTHONPATH": str(target)},
-        capture_output=True, text=True, timeout=60,
+        cwd=tmp_path,
+        env={**env, "PYTHONPATH": str(target)},
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert run.returncode == 0, run.stderr[-2000:]
     assert Path(run.stdout.strip()) == (target / "certpca" / "_data").resolve()

@@ -1,4 +1,5 @@
 """The output policy of certpca/io.py, through the library and the command line."""
+
 from __future__ import annotations
 
 import os
@@ -15,8 +16,9 @@ from certpca.io import Outputs, write_atomically
 
 def good_csv(path):
     rng = np.random.default_rng(1)
-    pd.DataFrame(rng.standard_normal((8, 6)), index=[f"s{i}" for i in range(8)],
-                 columns=[f"g{j}" for j in range(6)]).to_csv(path)
+    pd.DataFrame(
+        rng.standard_normal((8, 6)), index=[f"s{i}" for i in range(8)], columns=[f"g{j}" for j in range(6)]
+    ).to_csv(path)
     return path
 
 
@@ -52,13 +54,14 @@ def test_an_existing_output_needs_force(capsys, tmp_path, command):
     code, _, err = run(capsys, command[0], data, *command[1:], "--out", target, "--force")
     assert code == 0, err
     assert target.read_text().startswith(("feature,", "k,"))
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["good.csv", "out.csv"]   # no temporary left
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["good.csv", "out.csv"]  # no temporary left
 
 
 def test_a_read_only_folder_is_refused_before_computing(capsys, tmp_path, monkeypatch):
     """Permissions cannot stop root (who runs CI), so the folder refuses files the way a
     read-only mount does: creating one raises PermissionError."""
     import certpca.io
+
     data = good_csv(tmp_path / "good.csv")
     locked = tmp_path / "locked"
     locked.mkdir()
@@ -73,7 +76,7 @@ def test_a_read_only_folder_is_refused_before_computing(capsys, tmp_path, monkey
     loaded = []
     monkeypatch.setattr("certpca.cli.load", lambda *a, **kw: loaded.append(a))
     code, out, err = run(capsys, "fit", data, "--k", "2", "--out", locked / "x.csv")
-    assert code == 2 and out == "" and not loaded            # refused before the data were even read
+    assert code == 2 and out == "" and not loaded  # refused before the data were even read
     assert err == f"certpca: error: cannot write --out into {locked}: permission denied; choose a writable folder\n"
     assert list(locked.iterdir()) == []
 
@@ -93,7 +96,7 @@ def test_group_write_is_all_or_nothing(tmp_path):
     with pytest.raises(RuntimeError, match="boom"), out.writing():
         out.write(a, "new a")
         raise RuntimeError("boom")
-    assert snapshot(tmp_path) == {"a.txt": b"old a"}            # old output kept, no temporary files
+    assert snapshot(tmp_path) == {"a.txt": b"old a"}  # old output kept, no temporary files
     with out.writing():
         out.write(a, "new a")
         out.write(b, "new b")
@@ -106,13 +109,13 @@ def test_ctrl_c_during_the_renames_is_held_until_all_are_in_place(tmp_path):
     with pytest.raises(KeyboardInterrupt), out.writing():
         for p in paths:
             out.write(p, p.name)
-        os.kill(os.getpid(), signal.SIGINT)   # delivered before the renames: the block is interrupted
+        os.kill(os.getpid(), signal.SIGINT)  # delivered before the renames: the block is interrupted
     assert snapshot(tmp_path) == {}
     original = os.replace
 
     def replace_then_interrupt(src, dst):
         original(src, dst)
-        os.kill(os.getpid(), signal.SIGINT)   # an interrupt in the middle of the renames
+        os.kill(os.getpid(), signal.SIGINT)  # an interrupt in the middle of the renames
 
     out = Outputs()
     paths = [out.claim(tmp_path / f"{i}.txt") for i in range(3)]

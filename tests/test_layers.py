@@ -4,6 +4,7 @@ A module may import modules of its own layer or of layers below it, never above;
 the import graph between modules has no cycle; an import inside a function is
 allowed only where a comment on that line (or the line above) says why.
 """
+
 from __future__ import annotations
 
 import ast
@@ -15,8 +16,15 @@ PACKAGE = Path(__file__).resolve().parents[1] / "certpca"
 
 #: Lowest first; a module belongs to the first entry that is its name or a prefix of it.
 LAYERS: list[tuple[str, ...]] = [
-    ("certpca.errors", "certpca.status", "certpca.messages", "certpca.version", "certpca.validation",
-     "certpca.text", "certpca.callable_module"),
+    (
+        "certpca.errors",
+        "certpca.status",
+        "certpca.messages",
+        "certpca.version",
+        "certpca.validation",
+        "certpca.text",
+        "certpca.callable_module",
+    ),
     ("certpca.problem",),
     ("certpca.results", "certpca.data", "certpca.datasets"),
     ("certpca.io",),
@@ -25,7 +33,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("certpca.components", "certpca.paths"),
     ("certpca.evaluate",),
     ("certpca.report", "certpca.reproduce"),
-    ("certpca.api", "certpca.estimator", "certpca"),   # the public API and the package's __init__
+    ("certpca.api", "certpca.estimator", "certpca"),  # the public API and the package's __init__
     ("certpca.cli", "certpca.__main__"),
 ]
 
@@ -95,9 +103,12 @@ def test_every_module_has_a_layer():
 
 
 def test_no_import_points_up_a_layer():
-    upward = [f"{m}:{line} imports {t} (layer {layer_of(t)} above {layer_of(m)})"
-              for m, found in GRAPH.items() for t, line, _ in found
-              if t in MODULES and layer_of(t) > layer_of(m)]
+    upward = [
+        f"{m}:{line} imports {t} (layer {layer_of(t)} above {layer_of(m)})"
+        for m, found in GRAPH.items()
+        for t, line, _ in found
+        if t in MODULES and layer_of(t) > layer_of(m)
+    ]
     assert not upward, "\n".join(upward)
 
 
@@ -110,10 +121,10 @@ def test_no_import_cycle():
         state[m] = 1
         stack.append(m)
         for t in edges[m]:
-            if t.startswith(m + "."):     # a package importing its own submodules is not a cycle
+            if t.startswith(m + "."):  # a package importing its own submodules is not a cycle
                 continue
             if state.get(t) == 1 and not m.startswith(t + "."):
-                return stack[stack.index(t):] + [t]
+                return stack[stack.index(t) :] + [t]
             if t not in state:
                 cycle = dfs(t)
                 if cycle:
@@ -138,10 +149,13 @@ def test_imports_inside_functions_say_why():
     assert not unexplained, f"imports inside functions without a comment saying why: {unexplained}"
 
 
-@pytest.mark.parametrize("source, expected", [
-    ("from certpca.cli import main\n", "upward"),
-    ("import certpca.report.html\n", "upward"),
-])
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ("from certpca.cli import main\n", "upward"),
+        ("import certpca.report.html\n", "upward"),
+    ],
+)
 def test_the_check_catches_an_upward_import(tmp_path, monkeypatch, source, expected):
     """A module of the solver layer that imported the CLI or the report would fail the check."""
     victim = "certpca.solvers.baselines"

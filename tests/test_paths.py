@@ -1,4 +1,5 @@
 """The cardinality path against solving every k on its own."""
+
 import numpy as np
 
 from certpca.paths import fit_path
@@ -33,6 +34,7 @@ def test_warm_em_path_is_feasible_and_close_to_cold():
 
 def test_path_table_certifies_every_point():
     import certpca
+
     table = certpca.path("pitprops", list(range(1, 14)), bounds="exact")
     assert list(table["k"]) == list(range(1, 14))
     # Berk & Bertsimas: the pit props path is proven optimal at every k
@@ -47,11 +49,17 @@ def test_grid_syntax():
 
     from certpca.errors import InputError
     from certpca.validation import parse_grid
+
     assert parse_grid("5,1,3", 10) == [1, 3, 5]
     assert parse_grid("1:100:3", 1000) == [1, 10, 100]
-    assert parse_grid("1:500:2", 50) == [1, 50]          # clipped to the number of features
-    for bad, message in (("0:5", "FROM >= 1"), ("5:1", "runs backwards; give FROM:TO with FROM <= TO, e.g. 1:5"),
-                         ("a,b", "cannot be read"), ("1:2:3:4", "cannot be read"), ("", "is empty")):
+    assert parse_grid("1:500:2", 50) == [1, 50]  # clipped to the number of features
+    for bad, message in (
+        ("0:5", "FROM >= 1"),
+        ("5:1", "runs backwards; give FROM:TO with FROM <= TO, e.g. 1:5"),
+        ("a,b", "cannot be read"),
+        ("1:2:3:4", "cannot be read"),
+        ("", "is empty"),
+    ):
         with pytest.raises(InputError, match=message):
             parse_grid(bad, 10)
 
@@ -62,6 +70,7 @@ def test_path_command(tmp_path, capsys):
     import pandas as pd
 
     from certpca.cli import main
+
     out = tmp_path / "path.csv"
     assert main(["path", "pitprops", "--k", "2,4", "--bounds", "lambda1", "--json", "--out", str(out)]) == 0
     d = json.loads(capsys.readouterr().out)
@@ -73,6 +82,7 @@ def test_path_command(tmp_path, capsys):
 
 def test_table_command_reads_a_saved_path(tmp_path, capsys):
     from certpca.cli import main
+
     assert main(["path", "pitprops", "--k", "2,4", "--bounds", "lambda1", "--json"]) == 0
     saved = tmp_path / "path.json"
     saved.write_text(capsys.readouterr().out)

@@ -1,4 +1,5 @@
 """The covariance operator: factor (Gram trick) and dense routes against plain numpy."""
+
 import numpy as np
 import pytest
 

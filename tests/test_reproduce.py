@@ -1,4 +1,5 @@
 """certpca reproduce --quick: every experiment writes its figure, tables and index entry, published beside ours."""
+
 from __future__ import annotations
 
 import csv

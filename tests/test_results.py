@@ -1,4 +1,5 @@
 """R-style printing: summary as text, HTML, LaTeX; JSON form."""
+
 import json
 
 import numpy as np
@@ -11,8 +12,14 @@ def _fit():
     rng = np.random.default_rng(0)
     X = rng.standard_normal((40, 12)) @ rng.standard_normal((12, 12))
     P = Problem.from_data(X - X.mean(0), feature_ids=[f"gene{i}" for i in range(12)])
-    return fit_components(P, 4, n_components=3, nonneg=True, restarts=2,
-                          data={"name": "toy", "n_samples": 40, "n_features": 12, "preprocessing": {"center": True}})
+    return fit_components(
+        P,
+        4,
+        n_components=3,
+        nonneg=True,
+        restarts=2,
+        data={"name": "toy", "n_samples": 40, "n_features": 12, "preprocessing": {"center": True}},
+    )
 
 
 def test_summary_text_like_prcomp():
@@ -23,7 +30,7 @@ def test_summary_text_like_prcomp():
         assert row in text
     assert "PC1" in text and "PC3" in text
     assert f"{fit.cumulative[-1]:.4f}" in text
-    np.testing.assert_allclose(fit.sdev ** 2, fit.additional_variance)
+    np.testing.assert_allclose(fit.sdev**2, fit.additional_variance)
 
 
 def test_summary_html_and_latex():

@@ -16,6 +16,7 @@ OPT(k, nonneg) = max wᵀCw over unit w with ‖w‖₀ ≤ k (and w ≥ 0).  Mo
 
 The formulas and margin rules are written out in docs/certification.md.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -47,8 +48,16 @@ from certpca.errors import InputError
 from certpca.results import Component, Fit
 
 
-def certify(obj, *, problem=None, k: int | None = None, nonneg: bool | None = None,
-            bounds=None, budget: float | None = None, tol: float = 1e-6) -> Certificate:
+def certify(
+    obj,
+    *,
+    problem=None,
+    k: int | None = None,
+    nonneg: bool | None = None,
+    bounds=None,
+    budget: float | None = None,
+    tol: float = 1e-6,
+) -> Certificate:
     """Certificate for a Fit's first component, a Component, or a loading vector.
 
     A Fit carries its problem, k and sign constraint, and gets the certificate
@@ -67,8 +76,9 @@ def certify(obj, *, problem=None, k: int | None = None, nonneg: bool | None = No
     else:
         w = np.asarray(getattr(obj, "to_numpy", lambda: obj)(), dtype=float)
     if problem is None:
-        raise InputError.bad_argument("problem", "is required to certify a Component or a vector: pass the "
-                                                 "certpca.Problem it belongs to")
+        raise InputError.bad_argument(
+            "problem", "is required to certify a Component or a vector: pass the certpca.Problem it belongs to"
+        )
     k = int(np.count_nonzero(w)) if k is None else k
     cert = certify_vector(problem, w, k, bool(nonneg), bounds=bounds, budget=budget, tol=tol)
     if fit is not None:

@@ -14,6 +14,7 @@ scalings by powers of two; they are mapped back by the same power.  A bound
 that is not finite after that is discarded with the reason; the value and the
 lower bound come from the original matrix.
 """
+
 from __future__ import annotations
 
 import time
@@ -67,7 +68,7 @@ def rescaled(problem) -> tuple[Problem, int]:
 def _subnormal_margin(problem) -> float:
     """Spectral-norm change of C' from entries made subnormal by :func:`rescaled` (its docstring)."""
     r = problem.factor().shape[0] if problem.uses_factor else 1
-    return 3.0 * r * problem.dim * 2.0 ** -1074
+    return 3.0 * r * problem.dim * 2.0**-1074
 
 
 def _scale_back(b: Bound, e: int, sub: float) -> Bound:
@@ -117,8 +118,9 @@ class Certificate:
         """True when gap / upper bound ≤ tol (both finite): the vector is optimal to that tolerance."""
         if not (np.isfinite(self.upper_bound) and np.isfinite(self.value)):
             return False
-        return bool(self.upper_bound > 0 and self.gap <= self.tol * self.upper_bound) or \
-            bool(self.upper_bound == 0 and self.value == 0)
+        return bool(self.upper_bound > 0 and self.gap <= self.tol * self.upper_bound) or bool(
+            self.upper_bound == 0 and self.value == 0
+        )
 
     def to_dict(self) -> dict:
         return {
@@ -139,9 +141,11 @@ class Certificate:
 
     def __str__(self) -> str:
         kind = "nonnegative " if self.nonneg else ""
-        head = (f"Certificate ({kind}k={self.k}): value {self.value:.6g} ≤ OPT ≤ {self.upper_bound:.6g} "
-                f"[{self.winner}]; certified {100 * self.certified_fraction:.2f}%, "
-                f"gap {self.gap:.3g}{' — optimal' if self.optimal else ''}")
+        head = (
+            f"Certificate ({kind}k={self.k}): value {self.value:.6g} ≤ OPT ≤ {self.upper_bound:.6g} "
+            f"[{self.winner}]; certified {100 * self.certified_fraction:.2f}%, "
+            f"gap {self.gap:.3g}{' — optimal' if self.optimal else ''}"
+        )
         lines = [head]
         for b in sorted(self.bounds, key=lambda b: b.value):
             lines.append(f"  {b.name:<11} {b.value:.6g}  ({b.seconds:.2g} s)")
@@ -164,13 +168,23 @@ def _validate(problem, w, k, nonneg) -> tuple[np.ndarray, int]:
     if nnz > k:
         raise InputError.bad_argument("w", f"has {nnz} nonzeros but k = {k}; truncate w or raise k")
     if nonneg and np.any(w < 0):
-        raise InputError.bad_argument("w", f"has {int(np.sum(w < 0))} negative entries but nonneg=True; "
-                                           "flip/clip w or use nonneg=False")
+        raise InputError.bad_argument(
+            "w", f"has {int(np.sum(w < 0))} negative entries but nonneg=True; flip/clip w or use nonneg=False"
+        )
     return w / np.linalg.norm(w), k
 
 
-def certify_vector(problem, w, k, nonneg=False, *, bounds=None, budget: float | None = None,
-                   tol: float = 1e-6, stop_when_optimal: bool | None = None) -> Certificate:
+def certify_vector(
+    problem,
+    w,
+    k,
+    nonneg=False,
+    *,
+    bounds=None,
+    budget: float | None = None,
+    tol: float = 1e-6,
+    stop_when_optimal: bool | None = None,
+) -> Certificate:
     """Certify a feasible vector w: its value, the best upper bound on OPT, the gap.
 
     Parameters
@@ -243,8 +257,17 @@ def certify_vector(problem, w, k, nonneg=False, *, bounds=None, budget: float | 
     if not done:
         raise InputError("no bound could be computed: " + "; ".join(f"{n}: {r}" for n, r in skipped.items()))
     win = min(done, key=lambda b: b.value)
-    return Certificate(value=value, lower_bound=lower, upper_bound=win.value, winner=win.name,
-                       bounds=done, k=k, nonneg=bool(nonneg), tol=tol, skipped=skipped)
+    return Certificate(
+        value=value,
+        lower_bound=lower,
+        upper_bound=win.value,
+        winner=win.name,
+        bounds=done,
+        k=k,
+        nonneg=bool(nonneg),
+        tol=tol,
+        skipped=skipped,
+    )
 
 
 def _feasible_on_original(problem, b: Bound, k: int, nonneg: bool) -> float:

@@ -6,6 +6,7 @@ free parameter (ρ, U, N, the dual Y_i) and is valid for *every* value of it,
 so the 1-D searches here only buy tightness, never validity.  Margins from
 :mod:`certpca.certify.numerics`.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -57,6 +58,7 @@ PATTERN_TAU_ROWS = 8
 #: a support is reported proved optimal when the bound is within this of its value
 PATTERN_PROVED_RTOL = 1e-6
 
+
 def _shrunk_gram(problem, rho: float, s: float, C=None, err_C: float = 0.0) -> tuple[float, float]:
     """λmax upper bound of D^½(C+sI)D^½ with D = diag((1 − ρ/(C_ii+s))₊), and its margin.
 
@@ -86,8 +88,7 @@ def _shrunk_gram(problem, rho: float, s: float, C=None, err_C: float = 0.0) -> t
 
 
 @timed
-def dabe_bound(problem, k, nonneg=False, *, n_grid: int = 16, n_golden: int = 14,
-               limit: int = DENSE_LIMIT) -> Bound:
+def dabe_bound(problem, k, nonneg=False, *, n_grid: int = 16, n_golden: int = 14, limit: int = DENSE_LIMIT) -> Bound:
     """d'Aspremont–Bach–El Ghaoui fallback, tightened by the Li–Xie form.
 
     With a_i the columns of F (C = FᵀF) and unit u in sample space,
@@ -119,22 +120,30 @@ def dabe_bound(problem, k, nonneg=False, *, n_grid: int = 16, n_golden: int = 14
     hi = float(np.max(dg))
     best, rho = minimize_1d(f, 0.0, hi, n_grid, n_golden)
     n_active = int(np.sum(dg > rho))
-    return Bound(best, "dabe", {"rho": rho, "active_features": n_active, "shift": s,
-                                "space": "sample" if problem.uses_factor else "feature"}, 0.0,
-                 "Li–Xie/dABE diagonal-shrink bound at the best searched ρ; λ̂max + Weyl margin "
-                 "8·n·eps·‖M‖_F + forming error + rel 1e-10")
+    return Bound(
+        best,
+        "dabe",
+        {"rho": rho, "active_features": n_active, "shift": s, "space": "sample" if problem.uses_factor else "feature"},
+        0.0,
+        "Li–Xie/dABE diagonal-shrink bound at the best searched ρ; λ̂max + Weyl margin "
+        "8·n·eps·‖M‖_F + forming error + rel 1e-10",
+    )
 
 
 DABE_SPEC = BoundSpec(
-    "dabe", dabe_bound, COST_SEARCH,
+    "dabe",
+    dabe_bound,
+    COST_SEARCH,
     description="d'Aspremont–Bach–El Ghaoui / Li–Xie diagonal shrink: λmax(D^½CD^½) + top_k(min(C_ii, ρ))",
     reference=DABE + " (§§4–6, the dual bound kρ + λmax(Σ(B_i)₊)); tightened by the per-feature "
-              "shrinkage of " + LI_XIE + " (eq. 13).")
+    "shrinkage of " + LI_XIE + " (eq. 13).",
+)
 
 
 @timed
-def dspca_dual_bound(problem, k, nonneg=False, *, U=None, n_grid: int = 16, n_golden: int = 12,
-                     limit: int = DUAL_MAX_DIM) -> Bound:
+def dspca_dual_bound(
+    problem, k, nonneg=False, *, U=None, n_grid: int = 16, n_golden: int = 12, limit: int = DUAL_MAX_DIM
+) -> Bound:
     """DSPCA dual: for any symmetric U, OPT ≤ λmax(C + U) + k·max|U_ij|.
 
     (Tr(CX) = Tr((C+U)X) − Tr(UX) ≤ λmax(C+U) + max|U|·Σ|X_ij| and Σ|X_ij| =
@@ -158,23 +167,37 @@ def dspca_dual_bound(problem, k, nonneg=False, *, U=None, n_grid: int = 16, n_go
         if U.shape != C.shape:
             raise InputError.bad_argument("U", f"must be a {C.shape[0]} × {C.shape[0]} matrix, got shape {U.shape}")
         U = (U + U.T) / 2
-        return Bound(value(U), "dspca", {"U": "given"}, 0.0,
-                     "λmax(C+U)+k·max|U| for a symmetric U; λ̂max + Weyl margin + rel 1e-10")
+        return Bound(
+            value(U),
+            "dspca",
+            {"U": "given"},
+            0.0,
+            "λmax(C+U)+k·max|U| for a symmetric U; λ̂max + Weyl margin + rel 1e-10",
+        )
 
     def f(rho):
         return value(-np.clip(C, -rho, rho))
 
     hi = float(np.max(np.abs(C)))
     best, rho = minimize_1d(f, 0.0, hi, n_grid, n_golden)
-    return Bound(best, "dspca", {"rho": rho}, 0.0,
-                 "λmax(soft-threshold(C,ρ)) + kρ at the best searched ρ; λ̂max + Weyl margin "
-                 "8·D·eps·‖M‖_F (+forming) + rel 1e-10")
+    return Bound(
+        best,
+        "dspca",
+        {"rho": rho},
+        0.0,
+        "λmax(soft-threshold(C,ρ)) + kρ at the best searched ρ; λ̂max + Weyl margin "
+        "8·D·eps·‖M‖_F (+forming) + rel 1e-10",
+    )
 
 
 DSPCA_SPEC = BoundSpec(
-    "dspca", dspca_dual_bound, COST_SEARCH, max_dim=DUAL_MAX_DIM,
+    "dspca",
+    dspca_dual_bound,
+    COST_SEARCH,
+    max_dim=DUAL_MAX_DIM,
     description="DSPCA dual λmax(C + U) + k·max|U_ij| at U = −clip(C, ±ρ) (soft threshold)",
-    reference=DSPCA + " (the dual of the semidefinite relaxation).")
+    reference=DSPCA + " (the dual of the semidefinite relaxation).",
+)
 
 
 def dnn_value(C: np.ndarray, k: int, rho: float, N: np.ndarray, err: float = 0.0) -> float:
@@ -187,8 +210,9 @@ def dnn_value(C: np.ndarray, k: int, rho: float, N: np.ndarray, err: float = 0.0
 
 
 @timed
-def dnn_dual_bound(problem, k, nonneg=True, *, n_grid: int = 16, n_golden: int = 12,
-                   limit: int = DUAL_MAX_DIM) -> Bound:
+def dnn_dual_bound(
+    problem, k, nonneg=True, *, n_grid: int = 16, n_golden: int = 12, limit: int = DUAL_MAX_DIM
+) -> Bound:
     """Nonnegative only: for ρ ≥ 0 and N ≥ 0,  OPT⁺ ≤ kρ + λmax(C − ρ11ᵀ + N).
 
     (For w ≥ 0 unit with ‖w‖₀ ≤ k: ρ(1ᵀw)² ≤ ρk and wᵀNw ≥ 0.)  Dual of the
@@ -205,28 +229,42 @@ def dnn_dual_bound(problem, k, nonneg=True, *, n_grid: int = 16, n_golden: int =
     negC = np.maximum(-C, 0.0)
     results = {}
     choices: dict[str, Callable[[float], np.ndarray]] = {
-        "zero": lambda r: Z, "neg_part": lambda r: negC,
-        "shifted_neg_part": lambda r: np.maximum(r - C, 0.0)}
+        "zero": lambda r: Z,
+        "neg_part": lambda r: negC,
+        "shifted_neg_part": lambda r: np.maximum(r - C, 0.0),
+    }
     for name, n_of in choices.items():
+
         def objective(r: float, n_of: Callable[[float], np.ndarray] = n_of) -> float:
             return dnn_value(C, k, r, n_of(r), err)
 
         results[name] = minimize_1d(objective, 0.0, max(float(np.max(C)), 0.0), n_grid, n_golden)
     name = min(results, key=lambda n: results[n][0])
     best, rho = results[name]
-    return Bound(best, "dnn", {"rho": rho, "N": name}, 0.0,
-                 "kρ + λmax(C − ρ11ᵀ + N), ρ ≥ 0, N ≥ 0; λ̂max + Weyl margin 8·D·eps·‖M‖_F "
-                 "(+forming) + rel 1e-10")
+    return Bound(
+        best,
+        "dnn",
+        {"rho": rho, "N": name},
+        0.0,
+        "kρ + λmax(C − ρ11ᵀ + N), ρ ≥ 0, N ≥ 0; λ̂max + Weyl margin 8·D·eps·‖M‖_F (+forming) + rel 1e-10",
+    )
 
 
-DNN_REFERENCE = ("Weak duality for the doubly nonnegative (X ⪰ 0, X ≥ 0) version of the DSPCA relaxation "
-                 "of " + DSPCA + " For w ≥ 0 with ‖w‖₀ ≤ k: ρ(1ᵀw)² ≤ ρk and wᵀNw ≥ 0, so "
-                 "OPT⁺ ≤ kρ + λmax(C − ρ11ᵀ + N) for every ρ ≥ 0, N ≥ 0 (elementary).")
+DNN_REFERENCE = (
+    "Weak duality for the doubly nonnegative (X ⪰ 0, X ≥ 0) version of the DSPCA relaxation "
+    "of " + DSPCA + " For w ≥ 0 with ‖w‖₀ ≤ k: ρ(1ᵀw)² ≤ ρk and wᵀNw ≥ 0, so "
+    "OPT⁺ ≤ kρ + λmax(C − ρ11ᵀ + N) for every ρ ≥ 0, N ≥ 0 (elementary)."
+)
 
 DNN_SPEC = BoundSpec(
-    "dnn", dnn_dual_bound, COST_SEARCH, nonneg_only=True, max_dim=DUAL_MAX_DIM,
+    "dnn",
+    dnn_dual_bound,
+    COST_SEARCH,
+    nonneg_only=True,
+    max_dim=DUAL_MAX_DIM,
     description="doubly nonnegative dual kρ + λmax(C − ρ11ᵀ + N), cheap choices of N",
-    reference=DNN_REFERENCE)
+    reference=DNN_REFERENCE,
+)
 
 
 # ------------------------------------------------------- pattern certificate
@@ -238,8 +276,11 @@ def factor_with_error(problem) -> tuple[np.ndarray, float]:
     C = problem.dense()
     R = C - F.T @ F
     # ‖R_exact‖ ≤ ‖R̂‖_F + forming error of FᵀF (γ_r·tr) + subtraction rounding
-    err = float(np.linalg.norm(R)) * (1 + MARGIN_SLACK) + gamma(F.shape[0]) * float(np.sum(F * F)) \
+    err = (
+        float(np.linalg.norm(R)) * (1 + MARGIN_SLACK)
+        + gamma(F.shape[0]) * float(np.sum(F * F))
         + EPS * float(np.linalg.norm(C))
+    )
     return F, err
 
 
@@ -270,8 +311,7 @@ def greedy_support(problem, k: int, nonneg: bool = False) -> np.ndarray:
 
 
 @timed
-def pattern_bound(problem, k, nonneg=False, *, support=None, n_grid: int = 12,
-                  n_golden: int = 16) -> Bound:
+def pattern_bound(problem, k, nonneg=False, *, support=None, n_grid: int = 12, n_golden: int = 16) -> Bound:
     """dABE pattern certificate (JMLR 2008, §6): a dual point built around a support I.
 
     Let x = top left singular vector of F_I, s_i = a_iᵀx, B_i = a_ia_iᵀ − ρI, P = I − xxᵀ:
@@ -332,9 +372,11 @@ def pattern_bound(problem, k, nonneg=False, *, support=None, n_grid: int = 12,
             with np.errstate(divide="ignore", invalid="ignore"):
                 W[:, fb] = np.where(anorm[fb] > 0, F[:, fb] / np.where(anorm[fb] > 0, anorm[fb], 1), 0.0)
             coef[fb] = np.maximum(asq[fb] - rho, 0.0)
-        tau = np.where(fb, PATTERN_TAU_FALLBACK * (r + PATTERN_TAU_ROWS) * EPS * scale,
-                       PATTERN_TAU_SPECIAL * (r + PATTERN_TAU_ROWS) * EPS * scale
-                       * (1 + scale / np.maximum(gap, TINY)))
+        tau = np.where(
+            fb,
+            PATTERN_TAU_FALLBACK * (r + PATTERN_TAU_ROWS) * EPS * scale,
+            PATTERN_TAU_SPECIAL * (r + PATTERN_TAU_ROWS) * EPS * scale * (1 + scale / np.maximum(gap, TINY)),
+        )
         nz = coef > 0
         M = (W[:, nz] * coef[nz]) @ W[:, nz].T
         form = gamma(int(nz.sum()) + 2) * float(np.sum(coef[nz] * np.sum(W[:, nz] ** 2, axis=0)))
@@ -352,20 +394,30 @@ def pattern_bound(problem, k, nonneg=False, *, support=None, n_grid: int = 12,
             best, rho = b2, r2
     _, n_in, n_out = total(rho)
     proved = len(I) == k and best <= value_I * (1 + PATTERN_PROVED_RTOL)
-    return Bound(best, "pattern", {"rho": rho, "support": I.tolist(), "support_value": value_I,
-                                   "feasible_value": value_I if not nonneg else None,
-                                   "interval": [lo_in, hi_in], "n_special_in": n_in,
-                                   "n_special_out": n_out, "proves_support_optimal": bool(proved)},
-                 0.0,
-                 "kρ + λmax(ΣY_i) for feasible Y_i (rounding shifts τ_i added) + ‖C−FᵀF‖ + Weyl "
-                 "margin + rel 1e-10")
-
-
+    return Bound(
+        best,
+        "pattern",
+        {
+            "rho": rho,
+            "support": I.tolist(),
+            "support_value": value_I,
+            "feasible_value": value_I if not nonneg else None,
+            "interval": [lo_in, hi_in],
+            "n_special_in": n_in,
+            "n_special_out": n_out,
+            "proves_support_optimal": bool(proved),
+        },
+        0.0,
+        "kρ + λmax(ΣY_i) for feasible Y_i (rounding shifts τ_i added) + ‖C−FᵀF‖ + Weyl margin + rel 1e-10",
+    )
 
 
 PATTERN = BoundSpec(
-    "pattern", pattern_bound, COST_SEARCH,
+    "pattern",
+    pattern_bound,
+    COST_SEARCH,
     description="dABE certificate kρ + λmax(ΣY_i) with a dual point built around the vector's support",
-    reference=DABE + " (§6, optimality conditions for a given sparsity pattern).")
+    reference=DABE + " (§6, optimality conditions for a given sparsity pattern).",
+)
 
 SPECS = [DABE_SPEC, PATTERN, DSPCA_SPEC, DNN_SPEC]

@@ -17,6 +17,7 @@ OPT ≤ max(evaluated λ̂, pruned bounds) + eigen margin, which is returned as
 assumes eigenvectors are computed with the right signs for entries of size
 > 1e-9 (true unless an eigenvalue of some C_SS is nearly repeated).
 """
+
 from __future__ import annotations
 
 import time
@@ -58,11 +59,11 @@ GERSH_ROUNDINGS = 4
 class ExactResult:
     """Outcome of :func:`exact`: the optimum found and a safe upper bound proving it."""
 
-    value: float            # wᵀCw of ``weights`` (feasible)
-    weights: np.ndarray     # optimal unit vector (D,)
+    value: float  # wᵀCw of ``weights`` (feasible)
+    weights: np.ndarray  # optimal unit vector (D,)
     support: list
-    upper_bound: float      # safe upper bound on OPT from the search
-    proven: bool            # search finished (upper_bound valid for OPT and ≈ value)
+    upper_bound: float  # safe upper bound on OPT from the search
+    proven: bool  # search finished (upper_bound valid for OPT and ≈ value)
     nodes: int
     seconds: float
     k: int
@@ -80,13 +81,20 @@ def _gersh(A: np.ndarray, k: int, positive: bool) -> float:
     kk = min(k - 1, n - 1)
     if kk <= 0:
         return float(np.max(d))
-    rows = np.partition(G, n - kk, axis=1)[:, n - kk:].sum(axis=1)
+    rows = np.partition(G, n - kk, axis=1)[:, n - kk :].sum(axis=1)
     return float(np.max(d + rows)) * (1 + GERSH_ROUNDINGS * n * EPS)
 
 
-def exact(problem, k: int, nonneg: bool = False, *, max_dim: int = MAX_DIM,
-          node_limit: int = 5_000_000, time_limit: float | None = None,
-          rtol: float = 1e-12) -> ExactResult:
+def exact(
+    problem,
+    k: int,
+    nonneg: bool = False,
+    *,
+    max_dim: int = MAX_DIM,
+    node_limit: int = 5_000_000,
+    time_limit: float | None = None,
+    rtol: float = 1e-12,
+) -> ExactResult:
     """Exact OPT by branch and bound (D ≤ ``max_dim``, dense C).
 
     Returns an :class:`ExactResult`; ``proven`` is False when a node or time
@@ -201,14 +209,30 @@ def exact(problem, k: int, nonneg: bool = False, *, max_dim: int = MAX_DIM,
     assert best_w is not None  # consider() always accepts the greedy support's top eigenvector
     upper = safe(max(ub_seen, best_val) + margin)
     support = np.flatnonzero(best_w).tolist()
-    return ExactResult(value=best_val, weights=best_w, support=support, upper_bound=upper,
-                       proven=(not stopped), nodes=nodes, seconds=time.perf_counter() - t0,
-                       k=k, nonneg=nonneg, info={"order": order.tolist(), "rtol": rtol})
+    return ExactResult(
+        value=best_val,
+        weights=best_w,
+        support=support,
+        upper_bound=upper,
+        proven=(not stopped),
+        nodes=nodes,
+        seconds=time.perf_counter() - t0,
+        k=k,
+        nonneg=nonneg,
+        info={"order": order.tolist(), "rtol": rtol},
+    )
 
 
-def exact_bound(problem, k, nonneg=False, *, max_dim: int = MAX_DIM,
-                node_limit: int = 5_000_000, time_limit: float | None = None,
-                max_seconds: float = BOUND_MAX_SECONDS) -> Bound:
+def exact_bound(
+    problem,
+    k,
+    nonneg=False,
+    *,
+    max_dim: int = MAX_DIM,
+    node_limit: int = 5_000_000,
+    time_limit: float | None = None,
+    max_seconds: float = BOUND_MAX_SECONDS,
+) -> Bound:
     """The exact search as a Bound: value = its safe upper bound, params carry the optimum.
 
     The search stops after min(time_limit, max_seconds) seconds; its bound is valid then too.
@@ -216,18 +240,31 @@ def exact_bound(problem, k, nonneg=False, *, max_dim: int = MAX_DIM,
     t0 = time.perf_counter()
     limit = max_seconds if time_limit is None else min(time_limit, max_seconds)
     res = exact(problem, k, nonneg, max_dim=max_dim, node_limit=node_limit, time_limit=limit)
-    return Bound(res.upper_bound, "exact",
-                 {"proven": res.proven, "nodes": res.nodes, "feasible_value": res.value,
-                  "support": res.support, "weights": res.weights.tolist()},
-                 time.perf_counter() - t0,
-                 "branch and bound over supports: max of evaluated λ̂ and pruned node bounds "
-                 "(λmax / Gershgorin / Perron on C_TT) + Weyl margin 9·D·eps·‖C‖_F + rel 1e-10")
+    return Bound(
+        res.upper_bound,
+        "exact",
+        {
+            "proven": res.proven,
+            "nodes": res.nodes,
+            "feasible_value": res.value,
+            "support": res.support,
+            "weights": res.weights.tolist(),
+        },
+        time.perf_counter() - t0,
+        "branch and bound over supports: max of evaluated λ̂ and pruned node bounds "
+        "(λmax / Gershgorin / Perron on C_TT) + Weyl margin 9·D·eps·‖C‖_F + rel 1e-10",
+    )
 
 
 EXACT = BoundSpec(
-    "exact", exact_bound, COST_EXPONENTIAL, max_dim=DEFAULT_MAX_DIM, time_option="time_limit",
+    "exact",
+    exact_bound,
+    COST_EXPONENTIAL,
+    max_dim=DEFAULT_MAX_DIM,
+    time_option="time_limit",
     description="branch and bound over supports: OPT = max over |S| = k of λmax(C_SS)",
     reference="Branch and bound over supports (exhaustive up to pruning by valid node bounds); "
-              "OPT = max_{|S|=k} λmax(C_SS) as in " + MOGHADDAM)
+    "OPT = max_{|S|=k} λmax(C_SS) as in " + MOGHADDAM,
+)
 
 SPECS = [EXACT]

@@ -5,6 +5,7 @@ with OPT(A_d) computed exactly by the spannogram (Asteris et al., ICML 2014) in
 :mod:`certpca.solvers.spannogram` — the solver proposes OPT_d, this module adds
 every floating-point margin (docs/certification.md §4).
 """
+
 from __future__ import annotations
 
 import math
@@ -51,8 +52,9 @@ SPLIT_MAX_DIM = 60000
 
 
 @timed
-def spannogram_bound(problem, k, nonneg=False, *, d: int = 2, net: str | None = None,
-                     epsilon: float = 0.1, rng=None) -> Bound:
+def spannogram_bound(
+    problem, k, nonneg=False, *, d: int = 2, net: str | None = None, epsilon: float = 0.1, rng=None
+) -> Bound:
     """Asteris et al. (ICML 2014): OPT ≤ OPT_d + λ_{d+1}, OPT_d on the rank-d part A_d.
 
     Uses certpca.solvers.spannogram (exact enumeration for d, or a deterministic
@@ -82,10 +84,20 @@ def spannogram_bound(problem, k, nonneg=False, *, d: int = 2, net: str | None = 
     # OPT ≤ OPT(Â_d) + λmax(C − Â_d) for the *computed* rank-d part Â_d (both exact
     # statements for any symmetric split); λmax(C − Â_d) is computed here, not trusted.
     v = optd * (1 + OPT_D_SLACK) + max(lam_next, 0.0)
-    return Bound(safe(v), "spannogram", {"d": int(res.d), "opt_d": float(res.opt_d),
-                                         "lambda_next": lam_next, "method": str(res.method),
-                                         "epsilon": eps_net, "feasible_value": float(res.value)}, 0.0,
-                 "OPT_d (/(1−ε)² for a net) + λmax(C − Â_d) (recomputed, Weyl margin) + rel 1e-10")
+    return Bound(
+        safe(v),
+        "spannogram",
+        {
+            "d": int(res.d),
+            "opt_d": float(res.opt_d),
+            "lambda_next": lam_next,
+            "method": str(res.method),
+            "epsilon": eps_net,
+            "feasible_value": float(res.value),
+        },
+        0.0,
+        "OPT_d (/(1−ε)² for a net) + λmax(C − Â_d) (recomputed, Weyl margin) + rel 1e-10",
+    )
 
 
 def residual_lmax(problem, d: int) -> float:
@@ -158,8 +170,9 @@ def split_bound(problem, k, nonneg=False, *, d: int = 2, inner: tuple = ("dabe",
         shift = psd_shift(problem)
         vals, vecs = np.linalg.eigh(C + shift * np.eye(problem.dim))
         Fd = (vecs * np.sqrt(np.maximum(vals, 0.0))).T
-        extra = float(np.linalg.norm(C + shift * np.eye(problem.dim) - Fd.T @ Fd)) * (1 + MARGIN_SLACK) \
-            + gamma(problem.dim) * (problem.trace + problem.dim * shift)
+        extra = float(np.linalg.norm(C + shift * np.eye(problem.dim) - Fd.T @ Fd)) * (1 + MARGIN_SLACK) + gamma(
+            problem.dim
+        ) * (problem.trace + problem.dim * shift)
         base = Problem(factor=Fd, feature_ids=problem.feature_ids)
     d = min(d, base.factor().shape[0])
     Gd, Gr, delta, e = split_factors(base, d)
@@ -179,24 +192,43 @@ def split_bound(problem, k, nonneg=False, *, d: int = 2, inner: tuple = ("dabe",
     ub_rest = min(inner_bounds.values())
     lam1 = float(base.eigenvalues()[0]) + spectrum_margin(base)
     v = (math.sqrt(opt_d + ub_rest) + e) ** 2 + delta * lam1 + extra - shift
-    return Bound(safe(v), "split", {"d": d, "opt_d": float(top.opt_d), "residual_bounds": inner_bounds,
-                                    "feasible_value": float(problem.variance(top.weights)),
-                                    "delta": delta, "e": e, "shift": shift}, 0.0,
-                 "OPT_d (exact spannogram, ×(1+1e-9)) + min of inner bounds on the residual "
-                 "(their own margins), product rounding e and orthogonality δ·λ1 added, + rel 1e-10")
+    return Bound(
+        safe(v),
+        "split",
+        {
+            "d": d,
+            "opt_d": float(top.opt_d),
+            "residual_bounds": inner_bounds,
+            "feasible_value": float(problem.variance(top.weights)),
+            "delta": delta,
+            "e": e,
+            "shift": shift,
+        },
+        0.0,
+        "OPT_d (exact spannogram, ×(1+1e-9)) + min of inner bounds on the residual "
+        "(their own margins), product rounding e and orthogonality δ·λ1 added, + rel 1e-10",
+    )
 
 
 SPANNOGRAM = BoundSpec(
-    "spannogram", spannogram_bound, COST_SEARCH, max_dim=SPANNOGRAM_MAX_DIM,
+    "spannogram",
+    spannogram_bound,
+    COST_SEARCH,
+    max_dim=SPANNOGRAM_MAX_DIM,
     description="OPT_d + λmax(C − A_d), d = 2: the exact rank-2 optimum plus the residual's top eigenvalue",
-    reference=ASTERIS + " (Thm. 1 and the data-dependent bound of §2.1); signed case: " + PDK)
+    reference=ASTERIS + " (Thm. 1 and the data-dependent bound of §2.1); signed case: " + PDK,
+)
 
 SPLIT = BoundSpec(
-    "split", split_bound, COST_SEARCH, max_dim=SPLIT_MAX_DIM,
+    "split",
+    split_bound,
+    COST_SEARCH,
+    max_dim=SPLIT_MAX_DIM,
     description="OPT_d + a sparse bound on the residual C − A_d, d = 2 (sample space)",
     reference="certpca's own refinement of the spannogram bound of " + ASTERIS + " With C = A_d + R "
-              "(A_d the top-d eigen-part, both PSD), wᵀCw = wᵀA_dw + wᵀRw ≤ OPT(A_d) + OPT_k(R); "
-              "the residual is itself a sparse PCA problem, so its λ_{d+1} is replaced by the smallest "
-              "of the dABE, Gershgorin and λ1 bounds on R, all computed in sample space.")
+    "(A_d the top-d eigen-part, both PSD), wᵀCw = wᵀA_dw + wᵀRw ≤ OPT(A_d) + OPT_k(R); "
+    "the residual is itself a sparse PCA problem, so its λ_{d+1} is replaced by the smallest "
+    "of the dABE, Gershgorin and λ1 bounds on R, all computed in sample space.",
+)
 
 SPECS = [SPANNOGRAM, SPLIT]

@@ -12,6 +12,7 @@ is ≥ the exact f and hence ≥ OPT.  The rules (derived in docs/certification.
 * last, the scalar arithmetic: ``x + REL_MARGIN·|x|`` (:func:`safe`);
 * a possibly indefinite dense C is shifted by s ≥ −λmin(C) (:func:`psd_shift`).
 """
+
 from __future__ import annotations
 
 import math
@@ -168,8 +169,9 @@ def psd_shift(problem) -> float:
     return max(0.0, s * (1 + MARGIN_SLACK))
 
 
-def minimize_1d(f: Callable[[float], float], lo: float, hi: float, n_grid: int = 16,
-                n_golden: int = 14, extra: tuple = ()) -> tuple[float, float]:
+def minimize_1d(
+    f: Callable[[float], float], lo: float, hi: float, n_grid: int = 16, n_golden: int = 14, extra: tuple = ()
+) -> tuple[float, float]:
     """Approximately minimise f over [lo, hi]: grid, then golden section around the best.
 
     Any evaluated point is valid for every bound here, so inexact search only
@@ -206,4 +208,4 @@ def topk_sum(x: np.ndarray, k: int) -> float:
     """Sum of the k largest entries of x (all of them when k ≥ len(x))."""
     if k >= len(x):
         return float(np.sum(x))
-    return float(np.sum(np.partition(x, len(x) - k)[len(x) - k:]))
+    return float(np.sum(np.partition(x, len(x) - k)[len(x) - k :]))

@@ -4,6 +4,7 @@ The names here are the package's one vocabulary for bounds (``Bound.name``,
 a certificate's ``bounds``, ``winner`` and ``skipped``); each spec is declared
 beside its bound's code and carries its cost class, description and citation.
 """
+
 from __future__ import annotations
 
 from certpca.certify import duals, exact, lowrank, relax, sdp_sample, spectral, threshold
@@ -12,8 +13,19 @@ from certpca.errors import InputError
 
 #: sorted by cost class (a stable sort keeps each module's order within a class)
 REGISTRY: dict[str, BoundSpec] = {
-    s.name: s for s in sorted([*spectral.SPECS, *duals.SPECS, *lowrank.SPECS, *threshold.SPECS,
-                               *relax.SPECS, *sdp_sample.SPECS, *exact.SPECS], key=lambda s: s.cost)
+    s.name: s
+    for s in sorted(
+        [
+            *spectral.SPECS,
+            *duals.SPECS,
+            *lowrank.SPECS,
+            *threshold.SPECS,
+            *relax.SPECS,
+            *sdp_sample.SPECS,
+            *exact.SPECS,
+        ],
+        key=lambda s: s.cost,
+    )
 }
 
 
@@ -25,13 +37,15 @@ def parse_bounds(spec) -> list[str]:
         try:
             names = [str(s).strip() for s in spec]
         except TypeError:
-            raise InputError.bad_argument("bounds", f"must be a list of bound names or a comma-separated "
-                                                    f"string, got {spec!r}") from None
+            raise InputError.bad_argument(
+                "bounds", f"must be a list of bound names or a comma-separated string, got {spec!r}"
+            ) from None
     names = [n for n in names if n]
     unknown = [n for n in names if n not in REGISTRY]
     if unknown:
-        raise InputError.bad_argument("bounds", f"names unknown bound(s) {', '.join(unknown)}; "
-                                                f"choose from {', '.join(REGISTRY)}")
+        raise InputError.bad_argument(
+            "bounds", f"names unknown bound(s) {', '.join(unknown)}; choose from {', '.join(REGISTRY)}"
+        )
     return names
 
 
@@ -41,6 +55,10 @@ def default_bounds(problem, nonneg: bool) -> list[str]:
     Cheapest first; a certificate runs them within its time budget, so on wide data
     the threshold-and-split and sample-space SDP bounds run without being asked.
     """
-    return [s.name for s in REGISTRY.values()
-            if (nonneg or not s.nonneg_only) and (s.max_dim is None or problem.dim <= s.max_dim)
-            and (s.default_when is None or s.default_when(problem))]
+    return [
+        s.name
+        for s in REGISTRY.values()
+        if (nonneg or not s.nonneg_only)
+        and (s.max_dim is None or problem.dim <= s.max_dim)
+        and (s.default_when is None or s.default_when(problem))
+    ]

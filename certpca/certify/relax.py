@@ -18,6 +18,7 @@ tight the bound is, never whether it is valid.
 Solvers: Clarabel (interior point, accurate) for small D, SCS above: Clarabel
 was measured too slow and memory-hungry at D ≥ 100.
 """
+
 from __future__ import annotations
 
 import time
@@ -55,6 +56,7 @@ def _sdp_setup(problem, k, max_dim: int):
     if problem.dim > max_dim:
         raise NotApplicable(f"SDP relaxations limited to D ≤ {max_dim}, got D = {problem.dim}")
     import cvxpy as cp  # deferred: cvxpy takes about 1 s to import, paid only when an SDP bound runs
+
     C, err = dense_matrix(problem)
     return k, cp, C, err
 
@@ -86,8 +88,7 @@ def _solve(cp, prob, solver: str, opts: dict) -> tuple[str, float]:
     return solver, time.perf_counter() - t0
 
 
-def dspca_sdp_bound(problem, k, nonneg=False, *, solver: str | None = None,
-                    max_dim: int = MAX_DIM) -> Bound:
+def dspca_sdp_bound(problem, k, nonneg=False, *, solver: str | None = None, max_dim: int = MAX_DIM) -> Bound:
     """DSPCA SDP, certified through its dual U:  OPT ≤ λmax(C + U) + k·max|U|.
 
     The formulation introduces Y = X with 1ᵀ|Y|1 ≤ k; the dual of X = Y is U.
@@ -101,8 +102,7 @@ def dspca_sdp_bound(problem, k, nonneg=False, *, solver: str | None = None,
     X = cp.Variable((D, D), PSD=True)
     Y = cp.Variable((D, D), symmetric=True)
     link = X == Y
-    prob = cp.Problem(cp.Maximize(cp.trace(C @ X)),
-                      [cp.trace(X) == 1, cp.sum(cp.abs(Y)) <= k, link])
+    prob = cp.Problem(cp.Maximize(cp.trace(C @ X)), [cp.trace(X) == 1, cp.sum(cp.abs(Y)) <= k, link])
     solver, opts = _pick_solver(cp, D, solver)
     solver, secs = _solve(cp, prob, solver, opts)
     U = link.dual_value
@@ -117,15 +117,24 @@ def dspca_sdp_bound(problem, k, nonneg=False, *, solver: str | None = None,
     cheap = dspca_dual_bound(problem, k, nonneg)
     if cheap.value < best:
         best, how = cheap.value, "soft-threshold dual (solver dual was worse)"
-    return Bound(best, "dspca_sdp",
-                 {"solver": solver, "status": prob.status, "solve_seconds": secs,
-                  "solver_objective_not_a_bound": _float_or_none(prob.value), "dual": how},
-                 time.perf_counter() - t0,
-                 "repaired solver dual U evaluated in numpy: λ̂max(C+U) + Weyl margin + k·max|U| + rel 1e-10")
+    return Bound(
+        best,
+        "dspca_sdp",
+        {
+            "solver": solver,
+            "status": prob.status,
+            "solve_seconds": secs,
+            "solver_objective_not_a_bound": _float_or_none(prob.value),
+            "dual": how,
+        },
+        time.perf_counter() - t0,
+        "repaired solver dual U evaluated in numpy: λ̂max(C+U) + Weyl margin + k·max|U| + rel 1e-10",
+    )
 
 
-def dnn_sdp_bound(problem, k, nonneg=True, *, solver: str | None = None,
-                  max_dim: int = MAX_DIM, polish: bool = True) -> Bound:
+def dnn_sdp_bound(
+    problem, k, nonneg=True, *, solver: str | None = None, max_dim: int = MAX_DIM, polish: bool = True
+) -> Bound:
     """Doubly nonnegative SDP, certified through its dual (ρ, N).
 
     Repair: ρ ← max(ρ, 0), N ← max(sym(N), 0); then kρ + λmax(C − ρ11ᵀ + N) in numpy.
@@ -153,8 +162,14 @@ def dnn_sdp_bound(problem, k, nonneg=True, *, solver: str | None = None,
     best = dnn_value(C, k, rho, N, err)
     rho_best = rho
     if polish:
-        v, r = minimize_1d(lambda rr: dnn_value(C, k, rr, N, err), max(0.0, rho * (1 - POLISH_WINDOW)),
-                           rho * (1 + POLISH_WINDOW) + 1e-12, 5, 12, extra=(rho,))
+        v, r = minimize_1d(
+            lambda rr: dnn_value(C, k, rr, N, err),
+            max(0.0, rho * (1 - POLISH_WINDOW)),
+            rho * (1 + POLISH_WINDOW) + 1e-12,
+            5,
+            12,
+            extra=(rho,),
+        )
         if v < best:
             best, rho_best = v, r
     # the primal proposes a feasible point too: positive part of X's top eigenvector, top k
@@ -168,13 +183,21 @@ def dnn_sdp_bound(problem, k, nonneg=True, *, solver: str | None = None,
         if np.linalg.norm(w) > 0:
             w /= np.linalg.norm(w)
             feas = problem.variance(w)
-    return Bound(best, "dnn_sdp",
-                 {"solver": solver, "status": prob.status, "solve_seconds": secs,
-                  "solver_objective_not_a_bound": _float_or_none(prob.value), "rho": rho_best,
-                  "rho_solver": rho, "feasible_value": feas},
-                 time.perf_counter() - t0,
-                 "repaired solver dual (ρ≥0, N≥0) evaluated in numpy: kρ + λ̂max(C−ρ11ᵀ+N) + Weyl "
-                 "margin + rel 1e-10")
+    return Bound(
+        best,
+        "dnn_sdp",
+        {
+            "solver": solver,
+            "status": prob.status,
+            "solve_seconds": secs,
+            "solver_objective_not_a_bound": _float_or_none(prob.value),
+            "rho": rho_best,
+            "rho_solver": rho,
+            "feasible_value": feas,
+        },
+        time.perf_counter() - t0,
+        "repaired solver dual (ρ≥0, N≥0) evaluated in numpy: kρ + λ̂max(C−ρ11ᵀ+N) + Weyl margin + rel 1e-10",
+    )
 
 
 def _float_or_none(x) -> float | None:
@@ -185,13 +208,22 @@ def _float_or_none(x) -> float | None:
 
 
 DSPCA_SDP = BoundSpec(
-    "dspca_sdp", dspca_sdp_bound, COST_SDP, max_dim=MAX_DIM,
+    "dspca_sdp",
+    dspca_sdp_bound,
+    COST_SDP,
+    max_dim=MAX_DIM,
     description="DSPCA semidefinite relaxation (cvxpy), certified through its repaired dual U",
-    reference=DSPCA)
+    reference=DSPCA,
+)
 
 DNN_SDP = BoundSpec(
-    "dnn_sdp", dnn_sdp_bound, COST_SDP, nonneg_only=True, max_dim=MAX_DIM,
+    "dnn_sdp",
+    dnn_sdp_bound,
+    COST_SDP,
+    nonneg_only=True,
+    max_dim=MAX_DIM,
     description="doubly nonnegative semidefinite relaxation (cvxpy), certified through its repaired dual",
-    reference=DNN_REFERENCE)
+    reference=DNN_REFERENCE,
+)
 
 SPECS = [DSPCA_SDP, DNN_SDP]

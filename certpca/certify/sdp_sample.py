@@ -32,6 +32,7 @@ added; the forming error γ·Σ coef_i‖w_i‖² of Σ Y_i and the Weyl margin 
 matrix; for a dense C, F is its eigen-factor and ‖C − FᵀF‖₂ is added; then
 relative γ_4 and 1e-10.  This bound ignores w ≥ 0 (valid, and weaker, there).
 """
+
 from __future__ import annotations
 
 import math
@@ -98,7 +99,7 @@ def _roots(x: np.ndarray, c2: np.ndarray, rho: float) -> np.ndarray:
         den = lam[None, :] + rx
         den = np.where(den > 0, den, TINY)
         phi = np.sum(xc / den, axis=0) - 1.0
-        dphi = -np.sum(xc / den ** 2, axis=0)
+        dphi = -np.sum(xc / den**2, axis=0)
         step = phi / np.where(dphi < 0, dphi, -TINY)
         lam = lam - step
         if np.all(np.abs(step) <= NEWTON_RTOL * np.maximum(lam, TINY)):
@@ -157,9 +158,11 @@ def dual_value(F, asq, rho, k, act, y, ferr) -> float:
     an = np.sqrt(sa[fb])
     W[:, fb] = Fa[:, fb] / np.where(an > 0, an, 1.0)
     coef[fb] = np.maximum(sa[fb] - rho, 0.0)
-    tau = np.where(special, PATTERN_TAU_SPECIAL * (r + PATTERN_TAU_ROWS) * EPS * scale
-                   * (1 + scale / np.maximum(gap, TINY)),
-                   PATTERN_TAU_FALLBACK * (r + PATTERN_TAU_ROWS) * EPS * scale)
+    tau = np.where(
+        special,
+        PATTERN_TAU_SPECIAL * (r + PATTERN_TAU_ROWS) * EPS * scale * (1 + scale / np.maximum(gap, TINY)),
+        PATTERN_TAU_FALLBACK * (r + PATTERN_TAU_ROWS) * EPS * scale,
+    )
     # inactive features (‖a_i‖² ≤ ρ in floating point): Y_i = 0, within τ of (B_i)₊
     tau_out = PATTERN_TAU_FALLBACK * (r + PATTERN_TAU_ROWS) * EPS * float(np.sum(np.delete(asq, act) + rho))
     M = (W * coef) @ W.T
@@ -218,9 +221,16 @@ def _feasible_value(problem, F, k) -> float:
 
 
 @timed
-def dabe_sdp_bound(problem, k, nonneg=False, *, coarse_iters: int = COARSE_ITERS,
-                   fine_iters: int = FINE_ITERS, time_limit: float = 40.0,
-                   rho_factors=RHO_FACTORS) -> Bound:
+def dabe_sdp_bound(
+    problem,
+    k,
+    nonneg=False,
+    *,
+    coarse_iters: int = COARSE_ITERS,
+    fine_iters: int = FINE_ITERS,
+    time_limit: float = 40.0,
+    rho_factors=RHO_FACTORS,
+) -> Bound:
     """OPT ≤ kρ + λmax(ΣY_i) with Y_i from a Frank–Wolfe solution of the dABE SDP (module docstring).
 
     ρ runs over ``rho_factors``·L/k (L a feasible value) with ``coarse_iters``
@@ -231,8 +241,7 @@ def dabe_sdp_bound(problem, k, nonneg=False, *, coarse_iters: int = COARSE_ITERS
     """
     k = check_k(problem, k)
     if not problem.uses_factor and problem.dim > MAX_DENSE_DIM:
-        raise NotApplicable(f"a dense C is factored by its eigendecomposition: D = {problem.dim} > "
-                            f"{MAX_DENSE_DIM}")
+        raise NotApplicable(f"a dense C is factored by its eigendecomposition: D = {problem.dim} > {MAX_DENSE_DIM}")
     F, ferr = factor_with_error(problem)
     r = F.shape[0]
     if r > MAX_SAMPLES:
@@ -270,11 +279,20 @@ def dabe_sdp_bound(problem, k, nonneg=False, *, coarse_iters: int = COARSE_ITERS
                 results[rho] = (b, Xn)
     best_rho = min(results, key=lambda p: results[p][0])
     value = results[best_rho][0]
-    return Bound(value, "dabe_sdp",
-                 {"rho": best_rho, "feasible_value_used": L, "iterations": iters_total,
-                  "active_features": int(np.sum(asq > best_rho)), "samples": r}, 0.0,
-                 "kρ + λmax(ΣY_i) for feasible Y_i from the Frank–Wolfe directions (rounding shifts τ_i, "
-                 "forming error, Weyl margin, ‖C−FᵀF‖) + rel 1e-10")
+    return Bound(
+        value,
+        "dabe_sdp",
+        {
+            "rho": best_rho,
+            "feasible_value_used": L,
+            "iterations": iters_total,
+            "active_features": int(np.sum(asq > best_rho)),
+            "samples": r,
+        },
+        0.0,
+        "kρ + λmax(ΣY_i) for feasible Y_i from the Frank–Wolfe directions (rounding shifts τ_i, "
+        "forming error, Weyl margin, ‖C−FᵀF‖) + rel 1e-10",
+    )
 
 
 def _default_when(problem) -> bool:
@@ -283,10 +301,15 @@ def _default_when(problem) -> bool:
 
 
 DABE_SDP = BoundSpec(
-    "dabe_sdp", dabe_sdp_bound, COST_SDP, time_option="time_limit", default_when=_default_when,
+    "dabe_sdp",
+    dabe_sdp_bound,
+    COST_SDP,
+    time_option="time_limit",
+    default_when=_default_when,
     description="dABE ℓ0 SDP in sample space by Frank–Wolfe: kρ + λmax(ΣY_i), Y_i ⪰ a_ia_iᵀ − ρI, Y_i ⪰ 0",
     reference=DABE + " (§4, the dual of the semidefinite relaxation of the ℓ0-penalised problem, "
-              "evaluated at dual points Y_i = B_iyyᵀB_i/(yᵀB_iy) read from a Frank–Wolfe solution of the "
-              "primal in sample space; certpca's own solver).")
+    "evaluated at dual points Y_i = B_iyyᵀB_i/(yᵀB_iy) read from a Frank–Wolfe solution of the "
+    "primal in sample space; certpca's own solver).",
+)
 
 SPECS = [DABE_SDP]

@@ -6,33 +6,45 @@ one vocabulary of the package: ``Bound.name``, a certificate's ``bounds``,
 ``winner`` and ``skipped`` all use them.  The reference texts live here once
 so that two bounds citing the same paper cite it identically.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 
 #: cost classes, cheapest first: the order in which a certificate computes bounds
-COST_LINEAR = 0        # O(D)
-COST_EIGEN = 1         # one (small) eigenvalue problem
-COST_QUADRATIC = 2     # O(D²) work on the covariance
-COST_SEARCH = 3        # a 1-D parameter search of eigenvalue problems, or a rank-d enumeration
-COST_SDP = 4           # a semidefinite program (cvxpy)
-COST_EXPONENTIAL = 5   # branch and bound over supports
+COST_LINEAR = 0  # O(D)
+COST_EIGEN = 1  # one (small) eigenvalue problem
+COST_QUADRATIC = 2  # O(D²) work on the covariance
+COST_SEARCH = 3  # a 1-D parameter search of eigenvalue problems, or a rank-d enumeration
+COST_SDP = 4  # a semidefinite program (cvxpy)
+COST_EXPONENTIAL = 5  # branch and bound over supports
 
-HORN_JOHNSON = ("Horn, R. A. & Johnson, C. R. (2013). Matrix Analysis, 2nd ed. Cambridge University "
-                "Press.")
-DABE = ("d'Aspremont, A., Bach, F. & El Ghaoui, L. (2008). Optimal solutions for sparse principal component "
-        "analysis. Journal of Machine Learning Research, 9, 1269-1294.")
-DSPCA = ("d'Aspremont, A., El Ghaoui, L., Jordan, M. I. & Lanckriet, G. R. G. (2007). A direct formulation "
-         "for sparse PCA using semidefinite programming. SIAM Review, 49(3), 434-448.")
-LI_XIE = ("Li, Y. & Xie, W. (2020). Exact and approximation algorithms for sparse PCA. Preprint, "
-          "Optimization Online 2020/05/7802.")
-ASTERIS = ("Asteris, M., Papailiopoulos, D. & Dimakis, A. G. (2014). Nonnegative sparse PCA with provable "
-           "guarantees. Proceedings of the 31st International Conference on Machine Learning.")
-PDK = ("Papailiopoulos, D. S., Dimakis, A. G. & Korokythakis, S. (2013). Sparse PCA through low-rank "
-       "approximations. Proceedings of the 30th International Conference on Machine Learning.")
-MOGHADDAM = ("Moghaddam, B., Weiss, Y. & Avidan, S. (2006). Spectral bounds for sparse PCA: exact and greedy "
-             "algorithms. Advances in Neural Information Processing Systems 18.")
+HORN_JOHNSON = "Horn, R. A. & Johnson, C. R. (2013). Matrix Analysis, 2nd ed. Cambridge University Press."
+DABE = (
+    "d'Aspremont, A., Bach, F. & El Ghaoui, L. (2008). Optimal solutions for sparse principal component "
+    "analysis. Journal of Machine Learning Research, 9, 1269-1294."
+)
+DSPCA = (
+    "d'Aspremont, A., El Ghaoui, L., Jordan, M. I. & Lanckriet, G. R. G. (2007). A direct formulation "
+    "for sparse PCA using semidefinite programming. SIAM Review, 49(3), 434-448."
+)
+LI_XIE = (
+    "Li, Y. & Xie, W. (2020). Exact and approximation algorithms for sparse PCA. Preprint, "
+    "Optimization Online 2020/05/7802."
+)
+ASTERIS = (
+    "Asteris, M., Papailiopoulos, D. & Dimakis, A. G. (2014). Nonnegative sparse PCA with provable "
+    "guarantees. Proceedings of the 31st International Conference on Machine Learning."
+)
+PDK = (
+    "Papailiopoulos, D. S., Dimakis, A. G. & Korokythakis, S. (2013). Sparse PCA through low-rank "
+    "approximations. Proceedings of the 30th International Conference on Machine Learning."
+)
+MOGHADDAM = (
+    "Moghaddam, B., Weiss, Y. & Avidan, S. (2006). Spectral bounds for sparse PCA: exact and greedy "
+    "algorithms. Advances in Neural Information Processing Systems 18."
+)
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ Each function has the signature ``(problem, k, nonneg=False, **options) -> Bound
 and returns a value ≥ OPT(k, nonneg) under floating point (margins from
 :mod:`certpca.certify.numerics`).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -47,15 +48,22 @@ def lambda1_bound(problem, k, nonneg=False) -> Bound:
     check_k(problem, k)
     lam = float(problem.eigenvalues()[0])
     m = spectrum_margin(problem)
-    return Bound(safe(lam + m), "lambda1", {"lambda_max": lam, "margin": m}, 0.0,
-                 "λmax from LAPACK eigh (on FFᵀ if factored) + Weyl margin 8·n·eps·‖M‖_F "
-                 "(+γ_D·tr C forming FFᵀ) + rel 1e-10")
+    return Bound(
+        safe(lam + m),
+        "lambda1",
+        {"lambda_max": lam, "margin": m},
+        0.0,
+        "λmax from LAPACK eigh (on FFᵀ if factored) + Weyl margin 8·n·eps·‖M‖_F (+γ_D·tr C forming FFᵀ) + rel 1e-10",
+    )
 
 
 LAMBDA1 = BoundSpec(
-    "lambda1", lambda1_bound, COST_EIGEN, description="largest eigenvalue λmax(C)",
-    reference="Elementary: wᵀCw ≤ λmax(C) for every unit w (Rayleigh–Ritz theorem; " + HORN_JOHNSON
-              + " §4.2).")
+    "lambda1",
+    lambda1_bound,
+    COST_EIGEN,
+    description="largest eigenvalue λmax(C)",
+    reference="Elementary: wᵀCw ≤ λmax(C) for every unit w (Rayleigh–Ritz theorem; " + HORN_JOHNSON + " §4.2).",
+)
 
 
 @timed
@@ -70,15 +78,23 @@ def trace_bound(problem, k, nonneg=False) -> Bound:
     s = psd_shift(problem)
     v = topk_sum(problem.diag, k) + (k - 1) * s
     v = v + gamma(k) * abs(v)
-    return Bound(safe(v), "trace", {"shift": s}, 0.0,
-                 "sum of k largest diagonal entries (exact floats) with γ_k summation margin + rel 1e-10")
+    return Bound(
+        safe(v),
+        "trace",
+        {"shift": s},
+        0.0,
+        "sum of k largest diagonal entries (exact floats) with γ_k summation margin + rel 1e-10",
+    )
 
 
 TRACE = BoundSpec(
-    "trace", trace_bound, COST_LINEAR, description="sum of the k largest variances C_ii",
+    "trace",
+    trace_bound,
+    COST_LINEAR,
+    description="sum of the k largest variances C_ii",
     reference="Elementary: for PSD C and |S| ≤ k, λmax(C_SS) ≤ tr C_SS ≤ sum of the k largest C_ii "
-              "(the eigenvalues of a PSD matrix are nonnegative and add up to its trace; " + HORN_JOHNSON
-              + " §1.2).")
+    "(the eigenvalues of a PSD matrix are nonnegative and add up to its trace; " + HORN_JOHNSON + " §1.2).",
+)
 
 
 def _row_top_sums(G: np.ndarray, kk: int) -> np.ndarray:
@@ -88,12 +104,13 @@ def _row_top_sums(G: np.ndarray, kk: int) -> np.ndarray:
         return np.zeros(G.shape[0])
     if kk >= D - 1:
         return G.sum(axis=1)
-    return np.partition(G, D - kk, axis=1)[:, D - kk:].sum(axis=1)
+    return np.partition(G, D - kk, axis=1)[:, D - kk :].sum(axis=1)
 
 
 @timed
-def gershgorin_bound(problem, k, nonneg=False, *, max_dim: int = GERSHGORIN_MAX_DIM,
-                     block_bytes: int = GERSHGORIN_BLOCK_BYTES) -> Bound:
+def gershgorin_bound(
+    problem, k, nonneg=False, *, max_dim: int = GERSHGORIN_MAX_DIM, block_bytes: int = GERSHGORIN_BLOCK_BYTES
+) -> Bound:
     """OPT ≤ max_i [C_ii + sum of the k−1 largest |C_ij|, j ≠ i]  (nonneg: (C_ij)₊).
 
     Gershgorin on C_SS for the optimal support S (|S| ≤ k); for w ≥ 0,
@@ -132,17 +149,26 @@ def gershgorin_bound(problem, k, nonneg=False, *, max_dim: int = GERSHGORIN_MAX_
         err = 0.0
         how = "dense"
     v = best + err + gamma(k) * abs(best)
-    return Bound(safe(v), "gershgorin", {"positive_part": bool(nonneg), "how": how, "margin": err}, 0.0,
-                 "max row sum of k largest entries (exact floats; factor rows with error ≤ γ_r·max C_jj "
-                 "each) + γ_k summation + rel 1e-10")
+    return Bound(
+        safe(v),
+        "gershgorin",
+        {"positive_part": bool(nonneg), "how": how, "margin": err},
+        0.0,
+        "max row sum of k largest entries (exact floats; factor rows with error ≤ γ_r·max C_jj "
+        "each) + γ_k summation + rel 1e-10",
+    )
 
 
 GERSHGORIN = BoundSpec(
-    "gershgorin", gershgorin_bound, COST_QUADRATIC, max_dim=GERSHGORIN_MAX_DIM,
+    "gershgorin",
+    gershgorin_bound,
+    COST_QUADRATIC,
+    max_dim=GERSHGORIN_MAX_DIM,
     description="largest row sum of the k largest |C_ij| (nonneg: positive parts)",
     reference="Elementary: Gershgorin's circle theorem on C_SS for the optimal support S, "
-              "λmax(C_SS) ≤ max_i Σ_{j∈S} |C_ij|; for w ≥ 0 the row-sum bound on the spectral radius "
-              "of the nonnegative (C₊)_SS (" + HORN_JOHNSON + " §6.1 and §8.1).")
+    "λmax(C_SS) ≤ max_i Σ_{j∈S} |C_ij|; for w ≥ 0 the row-sum bound on the spectral radius "
+    "of the nonnegative (C₊)_SS (" + HORN_JOHNSON + " §6.1 and §8.1).",
+)
 
 
 @timed
@@ -158,14 +184,24 @@ def perron_bound(problem, k, nonneg=True, *, limit: int = DENSE_LIMIT) -> Bound:
         raise NotApplicable("the Perron bound λmax(C₊) holds only for nonnegative w")
     C, err = dense_matrix(problem, limit)
     v, m = lmax_upper(np.maximum(C, 0.0), err)
-    return Bound(safe(v), "perron", {"margin": m}, 0.0,
-                 "λmax(max(C,0)) by LAPACK + Weyl margin 8·D·eps·‖C₊‖_F (+forming) + rel 1e-10")
+    return Bound(
+        safe(v),
+        "perron",
+        {"margin": m},
+        0.0,
+        "λmax(max(C,0)) by LAPACK + Weyl margin 8·D·eps·‖C₊‖_F (+forming) + rel 1e-10",
+    )
 
 
 PERRON = BoundSpec(
-    "perron", perron_bound, COST_QUADRATIC, nonneg_only=True, max_dim=DENSE_LIMIT,
+    "perron",
+    perron_bound,
+    COST_QUADRATIC,
+    nonneg_only=True,
+    max_dim=DENSE_LIMIT,
     description="λmax(max(C, 0)), for w ≥ 0",
     reference="Elementary: for w ≥ 0, wᵀCw ≤ wᵀC₊w ≤ λmax(C₊) with C₊ = max(C, 0) (Rayleigh–Ritz; "
-              "Perron–Frobenius theory of nonnegative matrices, " + HORN_JOHNSON + " ch. 8).")
+    "Perron–Frobenius theory of nonnegative matrices, " + HORN_JOHNSON + " ch. 8).",
+)
 
 SPECS = [TRACE, LAMBDA1, GERSHGORIN, PERRON]

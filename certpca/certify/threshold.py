@@ -57,6 +57,7 @@ Pairs are kept sparse: only those above a low cut τ (chosen so that about
 ``PAIR_BUDGET_PER_FEATURE``·D pairs survive), and ρ is searched on a fine
 logarithmic grid in [τ, max pair]: the bound is not unimodal in ρ.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -234,7 +235,7 @@ def _ub_components(labels, n_comp, i, j, m, diag, k, dense_max, rank2=None):
         if sizes[c] == 1:
             best = max(best, g)
             continue
-        sel = e_order[e_start[c]:e_start[c + 1]]
+        sel = e_order[e_start[c] : e_start[c + 1]]
         nodes = np.flatnonzero(labels == c)
         loc = np.full(D, -1, np.int64)
         loc[nodes] = np.arange(len(nodes))
@@ -273,9 +274,17 @@ def _ub_components(labels, n_comp, i, j, m, diag, k, dense_max, rank2=None):
 
 
 @timed
-def threshold_bound(problem, k, nonneg=False, *, n_grid: int = N_GRID, n_refine: int = N_REFINE,
-                    pair_budget: int | None = None, dense_max: int = DENSE_COMPONENT_MAX,
-                    rank2: bool = True) -> Bound:
+def threshold_bound(
+    problem,
+    k,
+    nonneg=False,
+    *,
+    n_grid: int = N_GRID,
+    n_refine: int = N_REFINE,
+    pair_budget: int | None = None,
+    dense_max: int = DENSE_COMPONENT_MAX,
+    rank2: bool = True,
+) -> Bound:
     """OPT ≤ (k − 1)ρ + max over components K of ub_k(M_KK)  (module docstring, (A)).
 
     M thresholds the off-diagonal of C at ρ (positive parts for w ≥ 0, soft
@@ -294,8 +303,7 @@ def threshold_bound(problem, k, nonneg=False, *, n_grid: int = N_GRID, n_refine:
     diag = problem.diag.astype(float)
     i, j, v, tau, err = collect_pairs(problem, nonneg, pair_budget)
     key = v if nonneg else np.abs(v)
-    diag_err = (gamma(problem.factor().shape[0]) * float(np.max(np.abs(diag)))
-                if problem.uses_factor else 0.0)
+    diag_err = gamma(problem.factor().shape[0]) * float(np.max(np.abs(diag))) if problem.uses_factor else 0.0
 
     def evaluate(rho, rank2=None):
         m_act = int(np.searchsorted(-key, -rho, side="left"))  # pairs with key > ρ
@@ -336,20 +344,27 @@ def threshold_bound(problem, k, nonneg=False, *, n_grid: int = N_GRID, n_refine:
                 results[r] = min(results[r], evaluate(r, nonneg), key=lambda t: t[0])
         best_rho = min(results, key=lambda r: results[r][0])
     value, info = results[best_rho]
-    return Bound(value, "threshold",
-                 {"rho": best_rho, "tau": tau, "pairs_kept": int(len(v)), "evaluations": len(results),
-                  **info}, 0.0,
-                 "(k−1)ρ + max_K ub_k(M_KK) for the thresholded C, forming error (k−1)e + γ_r·c_max, "
-                 "Weyl / γ_{k+4} margins on the component bounds + rel 1e-10")
+    return Bound(
+        value,
+        "threshold",
+        {"rho": best_rho, "tau": tau, "pairs_kept": int(len(v)), "evaluations": len(results), **info},
+        0.0,
+        "(k−1)ρ + max_K ub_k(M_KK) for the thresholded C, forming error (k−1)e + γ_r·c_max, "
+        "Weyl / γ_{k+4} margins on the component bounds + rel 1e-10",
+    )
 
 
 THRESHOLD = BoundSpec(
-    "threshold", threshold_bound, COST_SEARCH, max_dim=THRESHOLD_MAX_DIM,
+    "threshold",
+    threshold_bound,
+    COST_SEARCH,
+    max_dim=THRESHOLD_MAX_DIM,
     description="(k−1)ρ + max over connected components of the thresholded C of a k-sparse bound",
     reference="certpca's own bound: C = M + R with M the off-diagonal threshold of C at ρ (diagonal "
-              "kept) and |R_ij| ≤ ρ, so wᵀRw ≤ (k−1)ρ for unit k-sparse w, and M is block diagonal over "
-              "the connected components of its pattern, each bounded by interlacing, (weighted) "
-              "k-sparse Gershgorin bounds and the rank-2 spannogram bound of " + ASTERIS + " The "
-              "thresholding follows the soft-threshold dual of " + DSPCA)
+    "kept) and |R_ij| ≤ ρ, so wᵀRw ≤ (k−1)ρ for unit k-sparse w, and M is block diagonal over "
+    "the connected components of its pattern, each bounded by interlacing, (weighted) "
+    "k-sparse Gershgorin bounds and the rank-2 spannogram bound of " + ASTERIS + " The "
+    "thresholding follows the soft-threshold dual of " + DSPCA,
+)
 
 SPECS = [THRESHOLD]

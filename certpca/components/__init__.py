@@ -11,6 +11,7 @@
 - ``joint``: any solver with the ``joint`` capability fits L components at once
   through :meth:`~certpca.solvers.base.Solver.fit_joint` (:mod:`.joint`).
 """
+
 from __future__ import annotations
 
 import time
@@ -36,10 +37,21 @@ DEFLATIONS = ("projection", "disjoint", "quasi", "joint")
 N_EIGENVALUES = 10
 
 
-def fit_components(problem: Problem, k: int, *, n_components: int = 1, method: str = "em",
-                   nonneg: bool = False, deflation: str = "projection", seed: int = 0,
-                   restarts: int = 10, renormalize: bool = True, min_angle: float = 85.0,
-                   data: dict | None = None, **options) -> Fit:
+def fit_components(
+    problem: Problem,
+    k: int,
+    *,
+    n_components: int = 1,
+    method: str = "em",
+    nonneg: bool = False,
+    deflation: str = "projection",
+    seed: int = 0,
+    restarts: int = 10,
+    renormalize: bool = True,
+    min_angle: float = 85.0,
+    data: dict | None = None,
+    **options,
+) -> Fit:
     """Fit ``n_components`` components with at most ``k`` nonzeros each.
 
     ``min_angle`` (degrees) applies to ``deflation="quasi"`` only; ``options`` go to
@@ -54,16 +66,34 @@ def fit_components(problem: Problem, k: int, *, n_components: int = 1, method: s
     rng = check_random_state(seed, "seed")
     t0 = time.perf_counter()
     if deflation == "quasi":
-        components = quasi_components(problem, k, n_components, method=method, nonneg=nonneg,
-                                      min_angle=min_angle, rng=rng, restarts=restarts, **options)
+        components = quasi_components(
+            problem,
+            k,
+            n_components,
+            method=method,
+            nonneg=nonneg,
+            min_angle=min_angle,
+            rng=rng,
+            restarts=restarts,
+            **options,
+        )
     elif deflation == "joint":
         solver = check_method(method, nonneg, options)
         components = joint_components(problem, k, n_components, solver, nonneg, rng, options)
     else:
         check_method(method, nonneg, options)
-        components = sequential_components(problem, k, n_components, method=method, nonneg=nonneg,
-                                           disjoint=deflation == "disjoint", rng=rng, restarts=restarts,
-                                           renormalize=renormalize, options=options)
+        components = sequential_components(
+            problem,
+            k,
+            n_components,
+            method=method,
+            nonneg=nonneg,
+            disjoint=deflation == "disjoint",
+            rng=rng,
+            restarts=restarts,
+            renormalize=renormalize,
+            options=options,
+        )
     seconds = time.perf_counter() - t0
 
     W = np.column_stack([c.weights for c in components])
@@ -74,9 +104,18 @@ def fit_components(problem: Problem, k: int, *, n_components: int = 1, method: s
         total_variance=problem.trace,
         eigenvalues=problem.eigenvalues()[: max(N_EIGENVALUES, n_components)],
         data=data or {"name": "", "n_samples": None, "n_features": problem.dim},
-        options={"method": method, "k": k, "nonneg": nonneg, "n_components": n_components,
-                 "deflation": deflation, "seed": seed, "restarts": restarts,
-                 "renormalize": renormalize, **extra, **options},
+        options={
+            "method": method,
+            "k": k,
+            "nonneg": nonneg,
+            "n_components": n_components,
+            "deflation": deflation,
+            "seed": seed,
+            "restarts": restarts,
+            "renormalize": renormalize,
+            **extra,
+            **options,
+        },
         seconds=seconds,
         problem=problem,
     )

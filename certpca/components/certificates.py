@@ -12,6 +12,7 @@ deflation scheme (Sigg & Buhmann 2008):
 So "PC2 is certified 97%" means: on the problem PC2 faced, no k-sparse unit vector
 has more than PC2's value / 0.97.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -43,8 +44,9 @@ def solved_problems(fit: Fit) -> list[tuple[Problem, np.ndarray]]:
     return out
 
 
-def certify_components(fit: Fit, *, bounds=None, budget: float | None = None, tol: float = 1e-6,
-                       start: int = 0) -> list[Certificate | None]:
+def certify_components(
+    fit: Fit, *, bounds=None, budget: float | None = None, tol: float = 1e-6, start: int = 0
+) -> list[Certificate | None]:
     """One certificate per component (None for a component with no nonzero loading), each from
     :func:`~certpca.certify.certify_vector` on the problem it solved (:func:`solved_problems`).
 
@@ -60,8 +62,9 @@ def certify_components(fit: Fit, *, bounds=None, budget: float | None = None, to
         if not w.any():
             certificates.append(None)
             continue
-        certificates.append(certify_vector(problem, w, min(k, problem.dim), nonneg, bounds=bounds,
-                                           budget=budget, tol=tol))
+        certificates.append(
+            certify_vector(problem, w, min(k, problem.dim), nonneg, bounds=bounds, budget=budget, tol=tol)
+        )
     return certificates
 
 

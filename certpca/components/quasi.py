@@ -31,6 +31,7 @@ D × D matrix (measured: 0.22 s per solve at D = 12582, m = 3).  The CVXPY solve
 and status of the last M-step are recorded, with the largest difference from
 the Newton solution.  ``qp="numpy"`` skips CVXPY (same answers, much faster).
 """
+
 from __future__ import annotations
 
 import math
@@ -60,7 +61,7 @@ ANGLE_SLACK_DEG = 1e-9
 #: the α search starts at λ₁/16, where the penalty is small against the variance it costs
 ALPHA_START_FRACTION = 1 / 16
 #: α doubles at most up to λ₁·2⁶⁰; beyond that the penalty dwarfs every variance in double precision
-ALPHA_MAX_FACTOR = 2.0 ** 60
+ALPHA_MAX_FACTOR = 2.0**60
 #: at most this many geometric bisection steps for the smallest α meeting the angle
 ALPHA_BISECTIONS = 30
 #: below a working α with no failing one known, α/8 is tried next
@@ -68,8 +69,9 @@ ALPHA_DOWN_FACTOR = 8
 
 
 # --------------------------------------------------------------- the M-step
-def _qp_newton(c: np.ndarray, s: float, V: np.ndarray, alpha: float,
-               t0: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def _qp_newton(
+    c: np.ndarray, s: float, V: np.ndarray, alpha: float, t0: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Exact minimiser w of s‖w‖² + α‖Vᵀw‖² − 2cᵀw over w ≥ 0, and t = Vᵀw.
 
     Minimises ψ(t) = ½‖t‖² + ‖(c − αVt)₊‖²/(2sα), whose gradient is
@@ -156,7 +158,7 @@ def l1_level(b: np.ndarray, s: float, V: np.ndarray, alpha: float, k: int) -> tu
 def _cvxpy():
     try:
         import cvxpy as cp  # on first use: cvxpy takes about a second to import, and only the QP needs it
-    except ImportError:     # pragma: no cover - cvxpy is a dependency of the tests
+    except ImportError:  # pragma: no cover - cvxpy is a dependency of the tests
         raise InputError("quasi-orthogonal components solve a QP with cvxpy: pip install cvxpy") from None
     return cp
 
@@ -202,8 +204,9 @@ class MStepQP:
         return None, "none", status
 
 
-def quasi_mstep(problem: Problem, w: np.ndarray, k: int, V: np.ndarray, alpha: float,
-                qp: MStepQP | None = None) -> tuple[np.ndarray, dict]:
+def quasi_mstep(
+    problem: Problem, w: np.ndarray, k: int, V: np.ndarray, alpha: float, qp: MStepQP | None = None
+) -> tuple[np.ndarray, dict]:
     """One EM iteration with the quasi-orthogonal M-step; returns (unit w, extras).
 
     ``qp`` None solves the QP by the Newton method alone; an :class:`MStepQP`
@@ -255,11 +258,19 @@ def _em(problem, k, V, alpha, start, qp, tol, max_iter):
     return w, max_iter, False, extras
 
 
-def quasi_orthogonal_components(problem: Problem, k: int, n_components: int,
-                                min_angle_deg: float | None = None, alpha: float | None = None,
-                                rng: np.random.Generator | None = None, restarts: int = 3,
-                                qp: str = "cvxpy", tol: float = 1e-6, max_iter: int = 200,
-                                alpha_ratio: float = 1.25) -> tuple[list[np.ndarray], list[dict]]:
+def quasi_orthogonal_components(
+    problem: Problem,
+    k: int,
+    n_components: int,
+    min_angle_deg: float | None = None,
+    alpha: float | None = None,
+    rng: np.random.Generator | None = None,
+    restarts: int = 3,
+    qp: str = "cvxpy",
+    tol: float = 1e-6,
+    max_iter: int = 200,
+    alpha_ratio: float = 1.25,
+) -> tuple[list[np.ndarray], list[dict]]:
     """Nonnegative components with at most k nonzeros, quasi-orthogonal by eq. (20).
 
     Longer than most functions because the α search per component (a doubling
@@ -293,7 +304,7 @@ def quasi_orthogonal_components(problem: Problem, k: int, n_components: int,
     """
     k = check_cardinality(k, problem.dim, "k")
     n_components = check_cardinality(n_components, problem.dim, "n_components")
-    if min_angle_deg is not None:   # nonnegative unit vectors make angles of 0 to 90 degrees
+    if min_angle_deg is not None:  # nonnegative unit vectors make angles of 0 to 90 degrees
         min_angle_deg = check_float(min_angle_deg, "min_angle_deg", low=0.0, high=90.0)
     restarts = check_int(restarts, "restarts", low=0)
     qp = check_choice(qp, QP_SOLVERS, "qp")
@@ -310,7 +321,7 @@ def quasi_orthogonal_components(problem: Problem, k: int, n_components: int,
         starts = EM().starts(problem, True, rng, restarts)
         tried: dict[float, tuple] = {}
 
-        def attempt(a: float, tried=tried, starts=starts, V=V, solver=solver):   # bound per component
+        def attempt(a: float, tried=tried, starts=starts, V=V, solver=solver):  # bound per component
             if a not in tried:
                 best_ok, best_any = None, None
                 for start in starts:
@@ -334,7 +345,7 @@ def quasi_orthogonal_components(problem: Problem, k: int, n_components: int,
             while not (ok := attempt(hi)[0]) and hi < lam1 * ALPHA_MAX_FACTOR:
                 lo, hi = hi, 2 * hi
             if ok:
-                for _ in range(ALPHA_BISECTIONS):   # smallest α meeting the angle, to a factor alpha_ratio
+                for _ in range(ALPHA_BISECTIONS):  # smallest α meeting the angle, to a factor alpha_ratio
                     if lo > 0 and hi / lo <= alpha_ratio:
                         break
                     mid = math.sqrt(lo * hi) if lo > 0 else hi / ALPHA_DOWN_FACTOR
@@ -345,40 +356,75 @@ def quasi_orthogonal_components(problem: Problem, k: int, n_components: int,
             a_used = hi
             ok, run = attempt(a_used)
         if run is None:
-            raise InputError("every start gave the zero vector; the data have no positive direction "
-                             "left for a nonnegative component")
+            raise InputError(
+                "every start gave the zero vector; the data have no positive direction left for a nonnegative component"
+            )
         value, w, its, conv, ex, ang = run
         components.append(w)
-        records.append({"alpha": a_used, "angle": ang, "met": ok, "variance": value,
-                        "cardinality": int(np.count_nonzero(w)), "iterations": its, "converged": conv,
-                        "solver": ex.get("solver"), "status": ex.get("status"),
-                        "max_diff_vs_newton": ex.get("max_diff_vs_newton"),
-                        "alphas_tried": len(tried), "seconds": time.perf_counter() - t0})
+        records.append(
+            {
+                "alpha": a_used,
+                "angle": ang,
+                "met": ok,
+                "variance": value,
+                "cardinality": int(np.count_nonzero(w)),
+                "iterations": its,
+                "converged": conv,
+                "solver": ex.get("solver"),
+                "status": ex.get("status"),
+                "max_diff_vs_newton": ex.get("max_diff_vs_newton"),
+                "alphas_tried": len(tried),
+                "seconds": time.perf_counter() - t0,
+            }
+        )
     return components, records
 
 
-def quasi_components(problem: Problem, k: int, n_components: int, *, method: str, nonneg: bool,
-                     min_angle: float, rng: np.random.Generator, restarts: int,
-                     **options) -> list[Component]:
+def quasi_components(
+    problem: Problem,
+    k: int,
+    n_components: int,
+    *,
+    method: str,
+    nonneg: bool,
+    min_angle: float,
+    rng: np.random.Generator,
+    restarts: int,
+    **options,
+) -> list[Component]:
     """:func:`quasi_orthogonal_components` as Components (method ``em-quasi``), each with its
     status; ``options`` are that function's ``qp``, ``tol``, ``max_iter``, ``alpha_ratio``."""
     if method != "em" or not nonneg:
-        raise InputError.bad_argument("deflation", "'quasi' needs method='em' and nonneg=True: "
-                                                   "quasi-orthogonal components are nonnegative EM components")
+        raise InputError.bad_argument(
+            "deflation",
+            "'quasi' needs method='em' and nonneg=True: quasi-orthogonal components are nonnegative EM components",
+        )
     unknown = set(options) - QUASI_OPTIONS
     if unknown:
-        raise InputError(f"deflation 'quasi' has no option {', '.join(sorted(unknown))}; "
-                         f"its options: {', '.join(sorted(QUASI_OPTIONS))}")
-    vectors, records = quasi_orthogonal_components(problem, k, n_components, min_angle_deg=min_angle,
-                                                   rng=rng, restarts=restarts, **options)
+        raise InputError(
+            f"deflation 'quasi' has no option {', '.join(sorted(unknown))}; "
+            f"its options: {', '.join(sorted(QUASI_OPTIONS))}"
+        )
+    vectors, records = quasi_orthogonal_components(
+        problem, k, n_components, min_angle_deg=min_angle, rng=rng, restarts=restarts, **options
+    )
     out = []
     for w, rec in zip(vectors, records):
         reach, reason = reach_of(problem, w, k, True)
         conv = Convergence.CONVERGED if rec["converged"] else Convergence.ITERATION_LIMIT
         conv_reason = "" if rec["converged"] else f"stopped after {rec['iterations']} EM iterations"
-        out.append(Component(loadings=as_loadings(problem, w), variance=problem.variance(w),
-                             method="em-quasi", k=k, nonneg=True,
-                             options={"min_angle": min_angle, "restarts": restarts, **options},
-                             iterations=int(rec["iterations"]), seconds=float(rec["seconds"]), extras=rec,
-                             status=Status(reach, reason, conv, conv_reason)))
+        out.append(
+            Component(
+                loadings=as_loadings(problem, w),
+                variance=problem.variance(w),
+                method="em-quasi",
+                k=k,
+                nonneg=True,
+                options={"min_angle": min_angle, "restarts": restarts, **options},
+                iterations=int(rec["iterations"]),
+                seconds=float(rec["seconds"]),
+                extras=rec,
+                status=Status(reach, reason, conv, conv_reason),
+            )
+        )
     return out

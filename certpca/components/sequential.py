@@ -1,4 +1,5 @@
 """One component at a time: projection deflation or disjoint supports (Sigg & Buhmann 2008, eqs. 18, 19)."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -13,9 +14,19 @@ from ..solvers.base import as_loadings
 from ..status import Reach
 
 
-def sequential_components(problem: Problem, k: int, n_components: int, *, method: str, nonneg: bool,
-                          disjoint: bool, rng: np.random.Generator, restarts: int, renormalize: bool,
-                          options: dict) -> list[Component]:
+def sequential_components(
+    problem: Problem,
+    k: int,
+    n_components: int,
+    *,
+    method: str,
+    nonneg: bool,
+    disjoint: bool,
+    rng: np.random.Generator,
+    restarts: int,
+    renormalize: bool,
+    options: dict,
+) -> list[Component]:
     """Each component by :func:`~certpca.solvers.solve` on the deflated problem (eq. 18) or,
     ``disjoint``, on the features no earlier component used (eq. 19).
 
@@ -24,24 +35,41 @@ def sequential_components(problem: Problem, k: int, n_components: int, *, method
     """
     components: list[Component] = []
     current = problem
-    free = np.arange(problem.dim)          # features still available (disjoint scheme)
+    free = np.arange(problem.dim)  # features still available (disjoint scheme)
     for _ in range(n_components):
         if disjoint:
             if free.size == 0:
-                warnings.warn(f"all features are used after {len(components)} disjoint components; "
-                              "stopping early", stacklevel=3)
+                warnings.warn(
+                    f"all features are used after {len(components)} disjoint components; stopping early", stacklevel=3
+                )
                 break
-            k_left = min(k, free.size)     # made visible below as reach 'unreachable'
-            comp = solve(problem.subset(free), k_left, method=method, nonneg=nonneg, rng=rng,
-                         restarts=restarts, renormalize_support=renormalize, **options)
+            k_left = min(k, free.size)  # made visible below as reach 'unreachable'
+            comp = solve(
+                problem.subset(free),
+                k_left,
+                method=method,
+                nonneg=nonneg,
+                rng=rng,
+                restarts=restarts,
+                renormalize_support=renormalize,
+                **options,
+            )
             w = np.zeros(problem.dim)
             w[free] = comp.weights
             if k_left < k:
                 comp = _too_few_left(comp, k, free.size)
             free = free[comp.weights == 0]
         else:
-            comp = solve(current, k, method=method, nonneg=nonneg, rng=rng, restarts=restarts,
-                         renormalize_support=renormalize, **options)
+            comp = solve(
+                current,
+                k,
+                method=method,
+                nonneg=nonneg,
+                rng=rng,
+                restarts=restarts,
+                renormalize_support=renormalize,
+                **options,
+            )
             w = comp.weights
             current = current.deflate(w)
         components.append(_on_full_problem(problem, comp, w))

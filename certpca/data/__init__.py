@@ -5,10 +5,24 @@
 - :mod:`.convert`: :func:`from_object` for arrays, DataFrames, sparse matrices, AnnData;
 - :mod:`.prepare`: :func:`prepare` (log floor, centring, scaling) and class labels.
 """
+
 from .convert import KINDS, from_object, is_anndata, is_in_memory, read_h5ad
 from .dataset import Dataset, pixel_ids
 from .prepare import clustering_classes, prepare, read_labels, with_labels
 from .readers import NA_OPTIONS, read
 
-__all__ = ["KINDS", "NA_OPTIONS", "Dataset", "clustering_classes", "from_object", "is_anndata", "is_in_memory",
-           "pixel_ids", "prepare", "read", "read_h5ad", "read_labels", "with_labels"]
+__all__ = [
+    "KINDS",
+    "NA_OPTIONS",
+    "Dataset",
+    "clustering_classes",
+    "from_object",
+    "is_anndata",
+    "is_in_memory",
+    "pixel_ids",
+    "prepare",
+    "read",
+    "read_h5ad",
+    "read_labels",
+    "with_labels",
+]

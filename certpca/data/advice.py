@@ -6,6 +6,7 @@ analysed on a log scale, so the report and the terminal say so when the values
 look raw.  The tests are simple and stated in the message, so a reader can judge
 them.
 """
+
 from __future__ import annotations
 
 import re
@@ -47,14 +48,20 @@ def orientation_warning(ds: Dataset) -> str | None:
     feature ids like sample ids (``--transpose`` reads a features × samples table)."""
     if ds.is_covariance or ds.sample_ids is None:
         return None
+
     def share(ids, pattern):
         return sum(bool(pattern.match(str(i))) for i in ids) / max(len(ids), 1)
+
     if share(ds.sample_ids, FEATURE_LIKE) > 0.5:
-        return (f"the sample ids look like feature ids (e.g. {ds.sample_ids[0]}): is the table features × "
-                "samples? Then give --transpose")
+        return (
+            f"the sample ids look like feature ids (e.g. {ds.sample_ids[0]}): is the table features × "
+            "samples? Then give --transpose"
+        )
     if share(ds.feature_ids, SAMPLE_LIKE) > 0.5:
-        return (f"the feature ids look like sample ids (e.g. {ds.feature_ids[0]}): is the table features × "
-                "samples? Then give --transpose")
+        return (
+            f"the feature ids look like sample ids (e.g. {ds.feature_ids[0]}): is the table features × "
+            "samples? Then give --transpose"
+        )
     return None
 
 
@@ -71,21 +78,34 @@ def preprocessing_advice(ds: Dataset) -> list[str]:
         ratio = top / float(np.median(positive)) if positive.size else 0.0
         integers = bool(np.all(np.abs(X - np.round(X)) < 1e-9))
         if integers and X.min() >= 0 and top > RAW_MAX:
-            advice.append(f"the values look like raw counts (whole numbers up to {top:.6g}): sparse PCA will "
-                          "favour the most abundant features; log-transform them first (log1p after "
-                          "library-size normalisation, as single-cell tools do)")
+            advice.append(
+                f"the values look like raw counts (whole numbers up to {top:.6g}): sparse PCA will "
+                "favour the most abundant features; log-transform them first (log1p after "
+                "library-size normalisation, as single-cell tools do)"
+            )
         elif top > RAW_MAX and ratio > RAW_RATIO:
             negatives = int((X < 0).sum())
             neg = f", {negatives} negative values" if negatives else ""
-            advice.append(f"the values look like raw intensities (largest {top:.6g}, {ratio:.0f} times the median "
-                          f"positive value{neg}): sparse PCA will favour the brightest features; expression "
-                          "data are usually analysed on a log scale, e.g. --log2 20 (log2 with a floor of 20)")
+            advice.append(
+                f"the values look like raw intensities (largest {top:.6g}, {ratio:.0f} times the median "
+                f"positive value{neg}): sparse PCA will favour the brightest features; expression "
+                "data are usually analysed on a log scale, e.g. --log2 20 (log2 with a floor of 20)"
+            )
     controls = [str(f) for f in ds.feature_ids if is_control(f)]
     if controls:
-        advice.append(f"{len(controls)} features are control probes or spike-ins (AFFX-/ERCC- ids, e.g. "
-                      f"{controls[0]}); they are marked in the tables when selected")
+        advice.append(
+            f"{len(controls)} features are control probes or spike-ins (AFFX-/ERCC- ids, e.g. "
+            f"{controls[0]}); they are marked in the tables when selected"
+        )
     return advice
 
 
-__all__ = ["CONTROL_IDS", "FEATURE_LIKE", "SAMPLE_LIKE", "is_control", "orientation_warning", "preprocessing_advice",
-           "raw_values"]
+__all__ = [
+    "CONTROL_IDS",
+    "FEATURE_LIKE",
+    "SAMPLE_LIKE",
+    "is_control",
+    "orientation_warning",
+    "preprocessing_advice",
+    "raw_values",
+]

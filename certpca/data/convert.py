@@ -5,6 +5,7 @@ same id checks, so :func:`certpca.io.load` prepares all of them one way.  For no
 sparse matrix is densified here (N × D floats); keeping it sparse needs a sparse
 covariance operator in ``certpca/problem.py``.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -33,33 +34,41 @@ def is_anndata(obj: Any) -> bool:
     return any(cls.__name__ == "AnnData" for cls in type(obj).__mro__)
 
 
-def from_object(obj: Any, *, layer: str | None = None, use_raw: bool = False,
-                labels: str | None = None) -> Dataset:
+def from_object(obj: Any, *, layer: str | None = None, use_raw: bool = False, labels: str | None = None) -> Dataset:
     """A raw (unprepared) Dataset from an in-memory object; ``layer``/``use_raw``/``labels`` for AnnData."""
     if not is_anndata(obj) and (layer is not None or use_raw):
         raise InputError("layer and use_raw apply to AnnData objects only; drop them")
     if is_anndata(obj):
         return _from_anndata(obj, layer=layer, use_raw=use_raw, labels=labels)
     if isinstance(obj, pd.DataFrame):
-        bad = [str(c) for c, t in obj.dtypes.items() if not (pd.api.types.is_numeric_dtype(t)
-                                                             and not pd.api.types.is_bool_dtype(t))]
+        bad = [
+            str(c)
+            for c, t in obj.dtypes.items()
+            if not (pd.api.types.is_numeric_dtype(t) and not pd.api.types.is_bool_dtype(t))
+        ]
         if bad:
-            raise InputError(f"DataFrame columns {', '.join(bad[:5])} are not numeric; "
-                             "drop them or pass labels separately")
-        return _dataset(obj.to_numpy(dtype=float), [str(i) for i in obj.index],
-                        [str(c) for c in obj.columns], "DataFrame")
+            raise InputError(
+                f"DataFrame columns {', '.join(bad[:5])} are not numeric; drop them or pass labels separately"
+            )
+        return _dataset(
+            obj.to_numpy(dtype=float), [str(i) for i in obj.index], [str(c) for c in obj.columns], "DataFrame"
+        )
     matrix = _dense(obj)
     n, d = matrix.shape
-    return _dataset(matrix, [f"s{i + 1}" for i in range(n)], [f"f{j + 1}" for j in range(d)],
-                    "sparse matrix" if sp.issparse(obj) else "array")
+    return _dataset(
+        matrix,
+        [f"s{i + 1}" for i in range(n)],
+        [f"f{j + 1}" for j in range(d)],
+        "sparse matrix" if sp.issparse(obj) else "array",
+    )
 
 
-def read_h5ad(path: Path, *, layer: str | None = None, use_raw: bool = False,
-              labels: str | None = None) -> Dataset:
+def read_h5ad(path: Path, *, layer: str | None = None, use_raw: bool = False, labels: str | None = None) -> Dataset:
     """An ``.h5ad`` file as a raw Dataset (``X``, a layer or ``raw.X``; labels from an obs column)."""
     import anndata  # imported here: it loads h5py, and only .h5ad files need it
+
     try:
-        with warnings.catch_warnings():   # anndata warns about uns layouts of older files; the data are unaffected
+        with warnings.catch_warnings():  # anndata warns about uns layouts of older files; the data are unaffected
             warnings.simplefilter("ignore", FutureWarning)
             adata = anndata.read_h5ad(path)
     except (OSError, ValueError, KeyError) as err:
@@ -108,5 +117,12 @@ def _dataset(matrix: np.ndarray, sample_ids: list[str], feature_ids: list[str], 
         raise InputError(f"the {kind} has missing or infinite values; remove or impute them first")
     if matrix.shape[0] < 2:
         raise InputError(f"{matrix.shape[0]} sample(s): a covariance needs at least 2; rows are samples")
-    return Dataset(name=kind, matrix=matrix, feature_ids=pd.Index(feature_ids),
-                   sample_ids=pd.Index(sample_ids), labels=None, source="", preprocessing={"transposed": False})
+    return Dataset(
+        name=kind,
+        matrix=matrix,
+        feature_ids=pd.Index(feature_ids),
+        sample_ids=pd.Index(sample_ids),
+        labels=None,
+        source="",
+        preprocessing={"transposed": False},
+    )

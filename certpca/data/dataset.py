@@ -1,4 +1,5 @@
 """The Dataset: a validated matrix with its ids, labels and preprocessing record, and the id checks."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -62,14 +63,23 @@ class Dataset:
 
     def describe(self) -> dict:
         """What a result records about its data (JSON-able)."""
-        return {"name": self.name, "source": self.source, "n_samples": self.n_samples,
-                "n_features": self.n_features, "is_covariance": self.is_covariance,
-                "labelled": self.labels is not None, "preprocessing": dict(self.preprocessing)}
+        return {
+            "name": self.name,
+            "source": self.source,
+            "n_samples": self.n_samples,
+            "n_features": self.n_features,
+            "is_covariance": self.is_covariance,
+            "labelled": self.labels is not None,
+            "preprocessing": dict(self.preprocessing),
+        }
 
     def summary_line(self) -> str:
         """What every terminal summary starts with, e.g. ``leukemia: 72 samples × 12582 features, centred``."""
-        shape = (f"covariance of {self.n_features} features" if self.is_covariance
-                 else f"{self.n_samples} samples × {self.n_features} features")
+        shape = (
+            f"covariance of {self.n_features} features"
+            if self.is_covariance
+            else f"{self.n_samples} samples × {self.n_features} features"
+        )
         return f"{self.name}: {shape}, {text.describe_preprocessing(self.preprocessing)}"
 
     def __repr__(self) -> str:
@@ -77,7 +87,6 @@ class Dataset:
         rows, cols = self.shape
         labelled = ", labelled" if self.labels is not None else ""
         return f"<Dataset {self.name!r}: {rows} × {cols} {kind}{labelled}>"
-
 
 
 def pixel_ids(image_shape: tuple[int, int]) -> list[str]:
@@ -106,4 +115,3 @@ def check_ids(feature_ids: list[str], sample_ids: list[str] | None) -> None:
     check_unique_ids(feature_ids, "feature ids", "make the feature names unique")
     if sample_ids is not None:
         check_unique_ids(sample_ids, "sample ids", "make the sample ids unique")
-

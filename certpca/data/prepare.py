@@ -1,4 +1,5 @@
 """Preprocessing (log floor, constant features, centring, scaling) and class labels."""
+
 from __future__ import annotations
 
 import warnings
@@ -44,8 +45,9 @@ def prepare(ds: Dataset, *, center: bool = True, scale: bool = False, log2: floa
     steps = {"center": center, "scale": scale, "log2_floor": log2, "dropped_constant": dropped}
     if exponent:
         steps["unit_exponent"] = exponent
-    return replace(ds, matrix=X, feature_ids=feature_ids, preprocessing={**ds.preprocessing, **steps},
-                   center=means, scale=sds)
+    return replace(
+        ds, matrix=X, feature_ids=feature_ids, preprocessing={**ds.preprocessing, **steps}, center=means, scale=sds
+    )
 
 
 #: beyond these magnitudes, sums of squares of the values (N·D products) leave the floating-point range
@@ -59,9 +61,12 @@ def _safe_units(X: np.ndarray) -> tuple[np.ndarray, int]:
     if top == 0.0 or SAFE_MIN <= top <= SAFE_MAX:
         return X, 0
     exponent = int(np.round(np.log2(top)))
-    warnings.warn(f"values as {'large' if top > 1 else 'small'} as {top:.3g} were divided by 2^{exponent} so "
-                  f"that products stay finite; variances are in these units (multiply by 4^{exponent} for the "
-                  "original ones)", stacklevel=3)
+    warnings.warn(
+        f"values as {'large' if top > 1 else 'small'} as {top:.3g} were divided by 2^{exponent} so "
+        f"that products stay finite; variances are in these units (multiply by 4^{exponent} for the "
+        "original ones)",
+        stacklevel=3,
+    )
     return np.ldexp(X, -exponent), exponent
 
 
@@ -123,8 +128,10 @@ def check_labels(labels: pd.Series, where: str) -> None:
     """No empty label: an empty cell would silently become a class of its own."""
     empty = labels.index[labels.isna() | (labels.astype(str).str.strip() == "")]
     if len(empty):
-        raise InputError(f"{where} has an empty label for {len(empty)} sample(s) ({some_ids(empty)}); "
-                         "fill them in or remove those samples")
+        raise InputError(
+            f"{where} has an empty label for {len(empty)} sample(s) ({some_ids(empty)}); "
+            "fill them in or remove those samples"
+        )
 
 
 def clustering_classes(labels) -> str | None:
@@ -135,8 +142,7 @@ def clustering_classes(labels) -> str | None:
         return f"the labels have {counts.size} class ({', '.join(counts.index)}); it needs at least two"
     small = counts[counts < 2]
     if small.size:
-        return (f"class(es) {', '.join(small.index[:5])} have a single sample; "
-                "each class needs at least two")
+        return f"class(es) {', '.join(small.index[:5])} have a single sample; each class needs at least two"
     return None
 
 

@@ -4,6 +4,7 @@ Problems are :class:`~certpca.errors.InputError` with a one-line message naming
 the problem and the fix, so the rest of the package can assume a finite float
 matrix with unique string ids.
 """
+
 from __future__ import annotations
 
 import csv
@@ -105,8 +106,7 @@ def _read_lines(path: Path) -> list[str]:
             text = fh.read()
     except (UnicodeDecodeError, gzip.BadGzipFile, EOFError) as exc:
         raise InputError(
-            f"cannot read {path.name} as text ({exc.__class__.__name__}); "
-            "save it as UTF-8 CSV/TSV, parquet or npz"
+            f"cannot read {path.name} as text ({exc.__class__.__name__}); save it as UTF-8 CSV/TSV, parquet or npz"
         ) from None
     return [line for line in text.splitlines() if line.strip()]
 
@@ -147,8 +147,7 @@ def _parse_text(path: Path, *, covariance: bool) -> _Table:
         raise InputError(f"{path.name} has a header but no data rows; add one row per sample")
     if len(header) < 2 and len(body[0]) < 2:
         raise InputError(
-            f"{path.name} has a single column; check the delimiter "
-            "(.csv means comma, .tsv tab) or add feature columns"
+            f"{path.name} has a single column; check the delimiter (.csv means comma, .tsv tab) or add feature columns"
         )
     _check_ragged(body, path)
     width = len(body[0])
@@ -290,7 +289,6 @@ def _npz_key(content: dict[str, np.ndarray], key: str | None, path: Path) -> str
     raise InputError(f"{path.name} holds several 2-D arrays ({some_ids(two_d)}); name the data array X")
 
 
-
 def _sample_dataset(table: _Table, path: Path, *, transpose: bool, na: str | None) -> Dataset:
     values, sample_ids, feature_ids = table.values, table.row_ids, table.col_ids
     if transpose:
@@ -399,5 +397,3 @@ def _check_covariance(C: np.ndarray, ids: list[str]) -> None:
             f"covariance is not positive semidefinite: smallest eigenvalue {eig[0]:.4g} "
             f"(largest {eig[-1]:.4g}); give a valid covariance or correlation matrix"
         )
-
-

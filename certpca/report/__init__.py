@@ -8,6 +8,7 @@
 
 The command line: ``certpca report DATA --k K``, ``certpca genes``, ``certpca table``.
 """
+
 from certpca.callable_module import make_callable
 from certpca.report.api import report
 from certpca.report.genes import gene_selection_run
@@ -16,18 +17,18 @@ from certpca.report.run import compute_run
 from certpca.report.saved import FORMAT, Run
 from certpca.report.tables import Table, fmt, report_tables, tables_for, write_tables
 
-make_callable(__name__, report)   # `certpca.report(...)` is both this package and its main function
+make_callable(__name__, report)  # `certpca.report(...)` is both this package and its main function
 
 __all__ = [
-           "FORMAT",
-           "Run",
-           "Table",
-           "compute_run",
-           "fmt",
-           "gene_selection_run",
-           "render",
-           "report",
-           "report_tables",
-           "tables_for",
-           "write_tables",
+    "FORMAT",
+    "Run",
+    "Table",
+    "compute_run",
+    "fmt",
+    "gene_selection_run",
+    "render",
+    "report",
+    "report_tables",
+    "tables_for",
+    "write_tables",
 ]

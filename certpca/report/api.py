@@ -1,4 +1,5 @@
 """``certpca.report(...)``: compute a run and write its page and tables under the output policy of certpca.io."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -19,9 +20,18 @@ from certpca.report.tables import (
 )
 
 
-def report(data: Dataset | str | Path, *, k: int, output: str | Path = "report.html",
-           tables: str | Path | None = None, force: bool = False, labels: str | Path | None = None,
-           timings: bool = False, inputs: Iterable[str | Path] = (), **run_options: Any) -> Run:
+def report(
+    data: Dataset | str | Path,
+    *,
+    k: int,
+    output: str | Path = "report.html",
+    tables: str | Path | None = None,
+    force: bool = False,
+    labels: str | Path | None = None,
+    timings: bool = False,
+    inputs: Iterable[str | Path] = (),
+    **run_options: Any,
+) -> Run:
     """Write the HTML report of ``data`` at cardinality ``k`` (and its tables), and return the run.
 
     Parameters
@@ -45,11 +55,15 @@ def report(data: Dataset | str | Path, *, k: int, output: str | Path = "report.h
     else:
         ds = load(data, labels=labels)
     protected = [*inputs, ds.source, labels, data if isinstance(data, (str, Path)) else None]
-    plan = resolve(ds, k=k, **run_options)   # bad options fail here, before any file or folder is touched
+    plan = resolve(ds, k=k, **run_options)  # bad options fail here, before any file or folder is touched
     out = Outputs(force=force, inputs=protected)
     page = out.claim(output, "report", flag="output")
-    names = report_table_names(plan.nonneg_modes, path=bool(plan.ks), genes=plan.genes,
-                               scores=not ds.is_covariance and ds.sample_ids is not None)
+    names = report_table_names(
+        plan.nonneg_modes,
+        path=bool(plan.ks),
+        genes=plan.genes,
+        scores=not ds.is_covariance and ds.sample_ids is not None,
+    )
     folder = Path(tables) if tables is not None else None
     if folder is not None:
         out.claim_folder(folder, file_names(names), flag="tables")

@@ -2,6 +2,7 @@
 
 Its references stay here, with the evaluation they belong to.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -16,20 +17,34 @@ from certpca.results import jsonable
 from certpca.text import describe_preprocessing
 
 GENE_REFS = (
-    ("Sigg, C. D. & Buhmann, J. M. (2008). Expectation-maximization for sparse and non-negative PCA. "
-     "Proceedings of the 25th International Conference on Machine Learning."),
-    ("Varshavsky, R., Gottlieb, A., Linial, M. & Horn, D. (2006). Novel unsupervised feature filtering of "
-     "biological data. Bioinformatics, 22(14), e507-e513."),
-    ("Ben-Hur, A., Elisseeff, A. & Guyon, I. (2002). A stability based method for discovering structure in "
-     "clustered data. Pacific Symposium on Biocomputing, 7, 6-17."),
+    (
+        "Sigg, C. D. & Buhmann, J. M. (2008). Expectation-maximization for sparse and non-negative PCA. "
+        "Proceedings of the 25th International Conference on Machine Learning."
+    ),
+    (
+        "Varshavsky, R., Gottlieb, A., Linial, M. & Horn, D. (2006). Novel unsupervised feature filtering of "
+        "biological data. Bioinformatics, 22(14), e507-e513."
+    ),
+    (
+        "Ben-Hur, A., Elisseeff, A. & Guyon, I. (2002). A stability based method for discovering structure in "
+        "clustered data. Pacific Symposium on Biocomputing, 7, 6-17."
+    ),
 )
 #: significance level of the two tests (Welch, Mann–Whitney)
 ALPHA = 0.05
 
 
-def gene_selection_run(ds: Dataset, *, sizes: Sequence[int] = GENE_SIZES, featured: int = GENE_K,
-                       method: str = GENE_METHOD, n_init: int = N_INIT, seed: int = 0, alpha: float = ALPHA,
-                       step: Callable[[str], None] | None = None) -> GeneSelection:
+def gene_selection_run(
+    ds: Dataset,
+    *,
+    sizes: Sequence[int] = GENE_SIZES,
+    featured: int = GENE_K,
+    method: str = GENE_METHOD,
+    n_init: int = N_INIT,
+    seed: int = 0,
+    alpha: float = ALPHA,
+    step: Callable[[str], None] | None = None,
+) -> GeneSelection:
     """Sigg & Buhmann §5.3 on ``ds`` as prepared: k-means Jaccard of feature subsets.
 
     The nonnegative sparse components are the warm-started ``method`` path over
@@ -58,33 +73,62 @@ def gene_selection_run(ds: Dataset, *, sizes: Sequence[int] = GENE_SIZES, featur
     ce_select = ev.ce_selector()
     ce_select(ds, 1)  # rank once (the slow part), then reuse
     done("gene selection: CE ranking")
-    frame = ev.gene_selection(ds, sizes, selectors={nspc: lambda d, s: supports[s], ce: ce_select},
-                              n_init=n_init, seed=seed)
+    frame = ev.gene_selection(
+        ds, sizes, selectors={nspc: lambda d, s: supports[s], ce: ce_select}, n_init=n_init, seed=seed
+    )
     done("gene selection: k-means x Jaccard")
-    rows = [GeneRow(selector=r.selector, size=int(r.size), n_features=int(r.n_features), mean=float(r.mean),
-                    sd=float(r.sd), min=float(r.min), max=float(r.max), scores=[float(x) for x in r.scores],
-                    features=None if r.selector == "full data" else [str(f) for f in r.features])
-            for r in frame.itertuples(index=False)]
+    rows = [
+        GeneRow(
+            selector=r.selector,
+            size=int(r.size),
+            n_features=int(r.n_features),
+            mean=float(r.mean),
+            sd=float(r.sd),
+            min=float(r.min),
+            max=float(r.max),
+            scores=[float(x) for x in r.scores],
+            features=None if r.selector == "full data" else [str(f) for f in r.features],
+        )
+        for r in frame.itertuples(index=False)
+    ]
     by = {(r.selector, r.size): r for r in rows}
     full = rows[0]
     component = by[(nspc, featured)]
-    tests = [ev.compare(component.scores, full.scores, names=(f"{nspc}, {featured} features", "full data"),
-                        alpha=alpha),
-             ev.compare(component.scores, by[(ce, featured)].scores,
-                        names=(f"{nspc}, {featured} features", f"CE ranking, {featured} features"), alpha=alpha)]
+    tests = [
+        ev.compare(component.scores, full.scores, names=(f"{nspc}, {featured} features", "full data"), alpha=alpha),
+        ev.compare(
+            component.scores,
+            by[(ce, featured)].scores,
+            names=(f"{nspc}, {featured} features", f"CE ranking, {featured} features"),
+            alpha=alpha,
+        ),
+    ]
     tests = jsonable(tests)
     prep = dict(ds.preprocessing)
-    return GeneSelection(sizes=sizes, featured=featured, method=method, n_init=n_init, seed=seed, alpha=alpha,
-                         n_clusters=int(frame.attrs["n_clusters"]), selectors=[nspc, ce], preprocessing=prep,
-                         rows=rows, tests=tests, conclusion=gene_conclusion(tests[0], prep),
-                         notes=sorted({str(w.message) for w in caught}))
+    return GeneSelection(
+        sizes=sizes,
+        featured=featured,
+        method=method,
+        n_init=n_init,
+        seed=seed,
+        alpha=alpha,
+        n_clusters=int(frame.attrs["n_clusters"]),
+        selectors=[nspc, ce],
+        preprocessing=prep,
+        rows=rows,
+        tests=tests,
+        conclusion=gene_conclusion(tests[0], prep),
+        notes=sorted({str(w.message) for w in caught}),
+    )
 
 
 def gene_conclusion(test: dict, preprocessing: dict) -> str:
     """Whether Sigg & Buhmann's finding holds on these data, said either way."""
     prep = describe_preprocessing(preprocessing)
-    paper = ("Sigg & Buhmann (2008, Fig. 4) report the 70-gene nonnegative sparse component "
-             "significantly better than the full data.")
+    paper = (
+        "Sigg & Buhmann (2008, Fig. 4) report the 70-gene nonnegative sparse component "
+        "significantly better than the full data."
+    )
     if test["significant"] and test["difference"] > 0:
         holds = "This holds here"
     elif test["significant"]:

@@ -3,6 +3,7 @@
 Everything that can be wrong with the options is found here, before any fit
 starts, so a bad flag costs nothing and writes nothing.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
@@ -58,31 +59,35 @@ class Plan:
     ks: list[int]
     on_path: list[str]
     path_skipped: dict[str, str]
-    head_bounds: list[str] | None   # None: the registry's default for the problem's size (headline_bounds)
+    head_bounds: list[str] | None  # None: the registry's default for the problem's size (headline_bounds)
     band_bounds: list[str]
     genes: bool
     gene_sizes: Sequence[int] = GENE_SIZES
     gene_k: int = GENE_K
     n_init: int = N_INIT
     command: str = ""
-    notes: list[str] = field(default_factory=list)   # what the data ruled out and why, for the page and terminal
-    cert_bounds: dict[bool, list[str]] = field(default_factory=dict)   # filled per mode when certifying
+    notes: list[str] = field(default_factory=list)  # what the data ruled out and why, for the page and terminal
+    cert_bounds: dict[bool, list[str]] = field(default_factory=dict)  # filled per mode when certifying
 
 
 def choose_methods(methods: str | Iterable[str] | None, nonneg_modes: Sequence[bool]) -> tuple[list[str], dict]:
     """The methods to run and, for each registered one left out, the reason."""
     if methods is None:
         chosen = [m for m in DEFAULT_METHODS if m in SOLVERS]
-        skipped = {m: NOT_DEFAULT.get(m, "not in the default list; ask for it with --methods " + m)
-                   for m in SOLVERS if m not in chosen}
+        skipped = {
+            m: NOT_DEFAULT.get(m, "not in the default list; ask for it with --methods " + m)
+            for m in SOLVERS
+            if m not in chosen
+        }
     else:
         names = _names(methods)
         if names == ["all"]:
             names = [m for m in SOLVERS if SOLVERS[m].sparse]
         unknown = [m for m in names if m not in SOLVERS]
         if unknown:
-            raise InputError(f"unknown method(s) {', '.join(unknown)}; choose from {', '.join(SOLVERS)} "
-                             "(certpca solvers)")
+            raise InputError(
+                f"unknown method(s) {', '.join(unknown)}; choose from {', '.join(SOLVERS)} (certpca solvers)"
+            )
         if not names:
             raise InputError("--methods is empty; name at least one method (certpca solvers)")
         chosen = list(dict.fromkeys(names))
@@ -113,16 +118,31 @@ def _path_methods(chosen: list[str], path_methods: str | Iterable[str] | None) -
     on_path = chosen if names == ["all"] else [m for m in chosen if m in names]
     missing = [m for m in names if m != "all" and m not in chosen]
     if missing:
-        raise InputError(f"--path-methods {', '.join(missing)} are not among the methods run "
-                         f"({', '.join(chosen)}); add them to --methods")
+        raise InputError(
+            f"--path-methods {', '.join(missing)} are not among the methods run "
+            f"({', '.join(chosen)}); add them to --methods"
+        )
     return on_path, {m: "not in --path-methods" for m in chosen if m not in on_path}
 
 
-def resolve(ds: Dataset, *, k: int, methods=None, nonneg_modes: Sequence[bool] = (False, True),
-            components: int = 1, path: str | None = DEFAULT_PATH, path_methods=None,
-            seed: int = 0, bounds=None, path_bounds=None, genes: bool | None = None,
-            gene_sizes: Sequence[int] = GENE_SIZES, gene_k: int | None = None, n_init: int = N_INIT,
-            command: str = "") -> Plan:
+def resolve(
+    ds: Dataset,
+    *,
+    k: int,
+    methods=None,
+    nonneg_modes: Sequence[bool] = (False, True),
+    components: int = 1,
+    path: str | None = DEFAULT_PATH,
+    path_methods=None,
+    seed: int = 0,
+    bounds=None,
+    path_bounds=None,
+    genes: bool | None = None,
+    gene_sizes: Sequence[int] = GENE_SIZES,
+    gene_k: int | None = None,
+    n_init: int = N_INIT,
+    command: str = "",
+) -> Plan:
     """Check every option against the data and return the :class:`Plan`; raise InputError naming the fix."""
     problem = ds.problem()
     check_cardinality(k, problem.dim, "k")
@@ -130,7 +150,7 @@ def resolve(ds: Dataset, *, k: int, methods=None, nonneg_modes: Sequence[bool] =
     modes = [bool(m) for m in nonneg_modes]
     chosen, skipped = choose_methods(methods, modes)
     if path == DEFAULT_PATH and problem.dim <= EVERY_K_UP_TO:
-        path = ",".join(str(kk) for kk in range(1, problem.dim + 1))   # small problems: no k skipped
+        path = ",".join(str(kk) for kk in range(1, problem.dim + 1))  # small problems: no k skipped
     ks = parse_grid(path, problem.dim) if path else []
     if ks and k not in ks:
         ks = sorted({*ks, k})
@@ -140,8 +160,10 @@ def resolve(ds: Dataset, *, k: int, methods=None, nonneg_modes: Sequence[bool] =
     head_bounds = parse_bounds(bounds) if bounds else None
     band_bounds = parse_bounds(path_bounds) if path_bounds else list(PATH_BOUNDS)
     if "pattern" in (head_bounds or []) or "pattern" in band_bounds:
-        raise InputError("the report shares bounds between methods, so the support-specific 'pattern' "
-                         "bound cannot be used; certify one vector with 'certpca certify --bounds pattern'")
+        raise InputError(
+            "the report shares bounds between methods, so the support-specific 'pattern' "
+            "bound cannot be used; certify one vector with 'certpca certify --bounds pattern'"
+        )
     labelled = ds.labels is not None and not ds.is_covariance
     want_genes = labelled if genes is None else bool(genes)
     notes = []
@@ -155,10 +177,25 @@ def resolve(ds: Dataset, *, k: int, methods=None, nonneg_modes: Sequence[bool] =
         notes.append(f"gene selection not run: {why}")
     # the default size is Sigg & Buhmann's 70 genes, or every feature of smaller data; a size asked for must fit
     gene_k = min(GENE_K, problem.dim) if gene_k is None else check_cardinality(gene_k, problem.dim, "gene_k")
-    return Plan(k=k, nonneg_modes=modes, methods=chosen, skipped=skipped, components=components, seed=seed,
-                ks=ks, on_path=on_path, path_skipped=path_skipped, head_bounds=head_bounds,
-                band_bounds=band_bounds, genes=want_genes, gene_sizes=gene_sizes, gene_k=gene_k,
-                n_init=n_init, command=command, notes=notes)
+    return Plan(
+        k=k,
+        nonneg_modes=modes,
+        methods=chosen,
+        skipped=skipped,
+        components=components,
+        seed=seed,
+        ks=ks,
+        on_path=on_path,
+        path_skipped=path_skipped,
+        head_bounds=head_bounds,
+        band_bounds=band_bounds,
+        genes=want_genes,
+        gene_sizes=gene_sizes,
+        gene_k=gene_k,
+        n_init=n_init,
+        command=command,
+        notes=notes,
+    )
 
 
 def headline_bounds(problem, nonneg: bool) -> list[str]:
@@ -171,8 +208,13 @@ def headline_bounds(problem, nonneg: bool) -> list[str]:
 
 def applicable(names: Iterable[str], problem, nonneg: bool) -> list[str]:
     """The bounds of ``names`` that apply to the sign constraint and fit the problem's size."""
-    return [n for n in names if n in BOUNDS and (nonneg or not BOUNDS[n].nonneg_only)
-            and (BOUNDS[n].max_dim is None or problem.dim <= BOUNDS[n].max_dim)]
+    return [
+        n
+        for n in names
+        if n in BOUNDS
+        and (nonneg or not BOUNDS[n].nonneg_only)
+        and (BOUNDS[n].max_dim is None or problem.dim <= BOUNDS[n].max_dim)
+    ]
 
 
 __all__ = [

@@ -4,6 +4,7 @@ Deterministic: ``svg.hashsalt`` is fixed per figure, the SVG carries no Date,
 text stays text (``svg.fonttype = none``), and every id in a figure is
 prefixed with the figure's name so several SVGs can share one HTML page.
 """
+
 from __future__ import annotations
 
 import io
@@ -31,16 +32,24 @@ SMALL_FONT = 7.5
 def mpl():
     """matplotlib (Agg backend) and pyplot, imported on first use: they add about 0.4 s to an import."""
     import matplotlib
+
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
+
     return matplotlib, plt
 
 
 #: rc parameters of every certpca figure (text as text in SVG, no top/right spines)
 STYLE = {
-    "svg.fonttype": "none", "font.size": 9, "axes.titlesize": 10, "axes.labelsize": 9,
-    "axes.spines.top": False, "axes.spines.right": False, "legend.frameon": False,
-    "legend.fontsize": 8, "font.family": "sans-serif",
+    "svg.fonttype": "none",
+    "font.size": 9,
+    "axes.titlesize": 10,
+    "axes.labelsize": 9,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "legend.frameon": False,
+    "legend.fontsize": 8,
+    "font.family": "sans-serif",
     "font.sans-serif": ["DejaVu Sans", "Helvetica", "Arial", "sans-serif"],
 }
 
@@ -53,7 +62,7 @@ def to_svg(fig, name: str) -> str:
         fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight")
     plt.close(fig)
     svg = buf.getvalue()
-    svg = svg[svg.index("<svg"):]
+    svg = svg[svg.index("<svg") :]
     svg = re.sub(r'id="([^"]+)"', lambda m: f'id="{name}-{m.group(1)}"', svg)
     svg = re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{name}-{m.group(1)})", svg)
     svg = re.sub(r'href="#([^"]+)"', lambda m: f'href="#{name}-{m.group(1)}"', svg)
@@ -96,14 +105,21 @@ def path(run: Run) -> str | None:
             ks = np.array([p.k for p in band.points])
             best = np.array([p.best_value for p in band.points]) / lam1
             upper = np.array([p.upper_bound for p in band.points]) / lam1
-            ax.fill_between(ks, best, upper, color="#bbbbbb", alpha=0.5, lw=0,
-                            label="certified band (OPT lies inside)")
+            ax.fill_between(ks, best, upper, color="#bbbbbb", alpha=0.5, lw=0, label="certified band (OPT lies inside)")
             ax.plot(ks, upper, color="black", ls="--", lw=1, label="upper bound")
             for p in run.paths_of(band.nonneg):
                 i = methods.index(p.method)
-                ax.plot([q.k for q in p.points], np.array([q.value for q in p.points]) / lam1,
-                        marker=MARKERS[i % len(MARKERS)], ms=4 + (len(methods) - i), mfc="none",
-                        ls=DASHES[i % len(DASHES)], lw=1.2, color=colour[p.method], label=p.method)
+                ax.plot(
+                    [q.k for q in p.points],
+                    np.array([q.value for q in p.points]) / lam1,
+                    marker=MARKERS[i % len(MARKERS)],
+                    ms=4 + (len(methods) - i),
+                    mfc="none",
+                    ls=DASHES[i % len(DASHES)],
+                    lw=1.2,
+                    color=colour[p.method],
+                    label=p.method,
+                )
             ax.axvline(run.settings.k, color="#888888", lw=0.8, ls=":")
             ax.set_xscale("log")
             ax.set_xlabel("cardinality k")
@@ -181,16 +197,31 @@ def scores(run: Run, sc: Scores, name: str) -> str:
     labels = np.array(sc.labels if sc.labels is not None else [None] * len(sc.sample_ids), dtype=object)
     with matplotlib.rc_context(STYLE):
         fig, axes = plt.subplots(1, 2, figsize=(7.6, 3.3), squeeze=False)
-        panels = ((axes[0][0], sc.components, f"{'nonnegative ' if sc.nonneg else ''}sparse PCA ({sc.method}), "
-                   f"k = {run.settings.k}"), (axes[0][1], sc.pca, "ordinary PCA (all features)"))
+        panels = (
+            (
+                axes[0][0],
+                sc.components,
+                f"{'nonnegative ' if sc.nonneg else ''}sparse PCA ({sc.method}), k = {run.settings.k}",
+            ),
+            (axes[0][1], sc.pca, "ordinary PCA (all features)"),
+        )
         for ax, cols, title in panels:
             x = np.asarray(cols[0])
             for i, cls in enumerate(classes):
                 mask = labels == cls
-                y = (np.asarray(cols[1])[mask] if len(cols) > 1
-                     else i + (np.arange(mask.sum()) % 7 - 3) * 0.05)   # a strip per class, jittered
-                ax.scatter(x[mask], y, s=14, marker=MARKERS[i % len(MARKERS)], color=PALETTE[i % len(PALETTE)],
-                           alpha=0.8, lw=0.5, label=cls if cls is not None else "samples")
+                y = (
+                    np.asarray(cols[1])[mask] if len(cols) > 1 else i + (np.arange(mask.sum()) % 7 - 3) * 0.05
+                )  # a strip per class, jittered
+                ax.scatter(
+                    x[mask],
+                    y,
+                    s=14,
+                    marker=MARKERS[i % len(MARKERS)],
+                    color=PALETTE[i % len(PALETTE)],
+                    alpha=0.8,
+                    lw=0.5,
+                    label=cls if cls is not None else "samples",
+                )
             ax.set_xlabel("PC1 score")
             if len(cols) > 1:
                 ax.set_ylabel("PC2 score")
@@ -218,14 +249,22 @@ def genes(run: Run) -> str | None:
             rows = [r for r in g.rows if r.selector == sel]
             x = np.array([r.size for r in rows])
             # the two selectors side by side, DODGE features apart, so their error bars do not overlap
-            ax.errorbar(x + (i - 0.5) * DODGE, [r.mean for r in rows], yerr=[r.sd for r in rows],
-                        marker="o", ms=3, lw=1.2, capsize=2, color=PALETTE[i + (1 if i else 0)], label=sel)
+            ax.errorbar(
+                x + (i - 0.5) * DODGE,
+                [r.mean for r in rows],
+                yerr=[r.sd for r in rows],
+                marker="o",
+                ms=3,
+                lw=1.2,
+                capsize=2,
+                color=PALETTE[i + (1 if i else 0)],
+                label=sel,
+            )
         ax.axvline(g.featured, color="#888888", lw=0.8, ls=":")
         ax.set_xlabel("number of selected features")
         ax.set_ylabel(f"Jaccard (mean ± sd, {g.n_init} runs)")
         ax.set_ylim(0, 1)
-        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))   # outside the axes: never over the data
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))  # outside the axes: never over the data
         ax.set_title("k-means on selected features vs the known classes")
         fig.tight_layout()
     return to_svg(fig, "genes")
-

@@ -21,6 +21,7 @@
 Everything is deterministic for fixed inputs and seed except the ``seconds``
 fields, which the report shows only with ``timings=True``.
 """
+
 from __future__ import annotations
 
 import platform
@@ -90,9 +91,16 @@ def versions() -> dict[str, str]:
     import matplotlib
     import pandas
     import scipy
-    return {"certpca": __version__, "python": platform.python_version(), "numpy": np.__version__,
-            "scipy": scipy.__version__, "pandas": pandas.__version__, "matplotlib": matplotlib.__version__,
-            "jinja2": jinja2.__version__}
+
+    return {
+        "certpca": __version__,
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "scipy": scipy.__version__,
+        "pandas": pandas.__version__,
+        "matplotlib": matplotlib.__version__,
+        "jinja2": jinja2.__version__,
+    }
 
 
 class Steps:
@@ -100,9 +108,16 @@ class Steps:
 
     def __init__(self, total: int, enabled: bool | None):
         from tqdm import tqdm  # here: only reports show a progress bar
+
         disable = (not sys.stderr.isatty()) if enabled is None else not enabled
-        self.bar = tqdm(total=total, disable=disable, desc="certpca report", unit="step", leave=False,
-                        bar_format="{desc}: {n_fmt}/{total_fmt} {postfix} [{elapsed}]")
+        self.bar = tqdm(
+            total=total,
+            disable=disable,
+            desc="certpca report",
+            unit="step",
+            leave=False,
+            bar_format="{desc}: {n_fmt}/{total_fmt} {postfix} [{elapsed}]",
+        )
         self.last = time.perf_counter()
         self.seconds: dict[str, float] = {}
 
@@ -124,15 +139,23 @@ def describe_data(ds: Dataset, problem: Problem, n_eigen: int = N_EIGEN) -> Data
     d = ds.describe()
     counts = ds.labels.value_counts(sort=False) if ds.labels is not None else None
     return DataSummary(
-        name=d["name"], source=d["source"], n_samples=d["n_samples"], n_features=d["n_features"],
-        is_covariance=d["is_covariance"], labelled=d["labelled"], preprocessing=d["preprocessing"],
-        total_variance=float(total), lambda1=float(ev[0]),
+        name=d["name"],
+        source=d["source"],
+        n_samples=d["n_samples"],
+        n_features=d["n_features"],
+        is_covariance=d["is_covariance"],
+        labelled=d["labelled"],
+        preprocessing=d["preprocessing"],
+        total_variance=float(total),
+        lambda1=float(ev[0]),
         lambda1_share=float(ev[0] / total) if total > 0 else float("nan"),
         eigenvalues=[float(x) for x in ev[:n_eigen]],
         image_shape=list(ds.image_shape) if ds.image_shape else None,
-        class_counts=None if counts is None else
-        {str(k): int(v) for k, v in sorted(counts.items(), key=lambda kv: str(kv[0]))},
-        n_classes=None if counts is None else int(counts.size))
+        class_counts=None
+        if counts is None
+        else {str(k): int(v) for k, v in sorted(counts.items(), key=lambda kv: str(kv[0]))},
+        n_classes=None if counts is None else int(counts.size),
+    )
 
 
 def _suffix(nonneg: bool, text: str = " nonneg") -> str:
@@ -162,9 +185,9 @@ class Fitted:
     """The output of :func:`fit_and_certify`: fits and certificates of both problems, and the run's notes."""
 
     fits: list[MethodFit] = field(default_factory=list)
-    raw: dict[bool, list[Fit]] = field(default_factory=dict)      # the Fit objects per sign constraint
-    bounds: dict[bool, list[str]] = field(default_factory=dict)   # certificate bounds per sign constraint
-    used_bounds: set[str] = field(default_factory=set)            # bounds computed (not skipped)
+    raw: dict[bool, list[Fit]] = field(default_factory=dict)  # the Fit objects per sign constraint
+    bounds: dict[bool, list[str]] = field(default_factory=dict)  # certificate bounds per sign constraint
+    used_bounds: set[str] = field(default_factory=set)  # bounds computed (not skipped)
     shared: dict[bool, Certificate] = field(default_factory=dict)  # the vector-independent bounds per constraint
     notes: list[str] = field(default_factory=list)
 
@@ -175,20 +198,39 @@ class Fitted:
         best = max((f.value for f in self.fits if f.nonneg == nonneg), default=float("-inf"))
         if comp.k != plan.k or nonneg not in self.shared or not comp.variance > best * (1 + 1e-12):
             return
-        if plan.components > 1:   # a single path vector cannot stand in for several components
-            self.notes.append(f"{comp.method}'s warm-started path found a better first component at k = {plan.k} "
-                              f"({comp.variance:.6g} > {best:.6g}) than the {plan.components}-component fits")
+        if plan.components > 1:  # a single path vector cannot stand in for several components
+            self.notes.append(
+                f"{comp.method}'s warm-started path found a better first component at k = {plan.k} "
+                f"({comp.variance:.6g} > {best:.6g}) than the {plan.components}-component fits"
+            )
             return
-        fit = Fit(components=[comp], additional_variance=np.array([comp.variance]), total_variance=problem.trace,
-                  eigenvalues=problem.eigenvalues()[:1], data={}, seconds=comp.seconds, problem=problem,
-                  options={"method": comp.method, "k": plan.k, "nonneg": nonneg, "n_components": 1,
-                           "deflation": "projection", "seed": plan.seed, "source": "warm-started path"})
+        fit = Fit(
+            components=[comp],
+            additional_variance=np.array([comp.variance]),
+            total_variance=problem.trace,
+            eigenvalues=problem.eigenvalues()[:1],
+            data={},
+            seconds=comp.seconds,
+            problem=problem,
+            options={
+                "method": comp.method,
+                "k": plan.k,
+                "nonneg": nonneg,
+                "n_components": 1,
+                "deflation": "projection",
+                "seed": plan.seed,
+                "source": "warm-started path",
+            },
+        )
         cert = _certificate_for(self.shared[nonneg], problem, comp.weights, nonneg)
-        self.fits.append(MethodFit(method=f"{comp.method} (path)", nonneg=nonneg, fit=fit.to_dict(),
-                                   certificate=cert.to_dict()))
-        self.notes.append(f"{comp.method}'s warm-started path found a better {'nonnegative ' if nonneg else ''}"
-                          f"component at k = {plan.k} ({comp.variance:.6g} > {best:.6g}); the results list it "
-                          f"as '{comp.method} (path)' and the headline certifies it")
+        self.fits.append(
+            MethodFit(method=f"{comp.method} (path)", nonneg=nonneg, fit=fit.to_dict(), certificate=cert.to_dict())
+        )
+        self.notes.append(
+            f"{comp.method}'s warm-started path found a better {'nonnegative ' if nonneg else ''}"
+            f"component at k = {plan.k} ({comp.variance:.6g} > {best:.6g}); the results list it "
+            f"as '{comp.method} (path)' and the headline certifies it"
+        )
 
 
 def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> Fitted:
@@ -205,8 +247,15 @@ def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> Fitted:
                 continue
             with quiet() as caught:
                 try:
-                    fit = fit_components(problem, plan.k, n_components=plan.components, method=m,
-                                         nonneg=nonneg, seed=plan.seed, data=ds.describe())
+                    fit = fit_components(
+                        problem,
+                        plan.k,
+                        n_components=plan.components,
+                        method=m,
+                        nonneg=nonneg,
+                        seed=plan.seed,
+                        data=ds.describe(),
+                    )
                 except InputError as err:
                     plan.skipped.setdefault(m, f"{'nonnegative' if nonneg else 'sparse'}: {err}")
                     continue
@@ -216,8 +265,11 @@ def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> Fitted:
         if not mode_fits:
             continue
         best = max(mode_fits, key=lambda f: f.components[0].variance)
-        names = (headline_bounds(problem, nonneg) if plan.head_bounds is None
-                 else applicable(plan.head_bounds, problem, nonneg))
+        names = (
+            headline_bounds(problem, nonneg)
+            if plan.head_bounds is None
+            else applicable(plan.head_bounds, problem, nonneg)
+        )
         shared = certify_vector(problem, best.components[0].weights, plan.k, nonneg, bounds=names)
         later = certify_components(best, bounds=names, start=1) if plan.components > 1 else []
         later_dicts = [None if c is None else c.to_dict() for c in later]
@@ -228,9 +280,15 @@ def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> Fitted:
         step(f"certify k={plan.k}{_suffix(nonneg)}")
         for fit in mode_fits:
             cert = _certificate_for(shared, problem, fit.components[0].weights, nonneg)
-            out.fits.append(MethodFit(method=fit.options["method"], nonneg=nonneg, fit=fit.to_dict(),
-                                      certificate=cert.to_dict(),
-                                      later_certificates=later_dicts if fit is best else []))
+            out.fits.append(
+                MethodFit(
+                    method=fit.options["method"],
+                    nonneg=nonneg,
+                    fit=fit.to_dict(),
+                    certificate=cert.to_dict(),
+                    later_certificates=later_dicts if fit is best else [],
+                )
+            )
     return out
 
 
@@ -252,8 +310,16 @@ def sample_scores(ds: Dataset, problem: Problem, fits: list[MethodFit]) -> list[
         for j, comp in enumerate(best.components):
             for fid, w in comp["loadings"].items():
                 W[position[fid], j] = w
-        out.append(Scores(nonneg=nonneg, method=best.method, sample_ids=[str(s) for s in ds.sample_ids],
-                          labels=labels, components=(X @ W).T.tolist(), pca=pca))
+        out.append(
+            Scores(
+                nonneg=nonneg,
+                method=best.method,
+                sample_ids=[str(s) for s in ds.sample_ids],
+                labels=labels,
+                components=(X @ W).T.tolist(),
+                pca=pca,
+            )
+        )
     return out
 
 
@@ -282,9 +348,22 @@ def path_and_band(problem: Problem, plan: Plan, fitted: Fitted, step) -> tuple[l
             with quiet() as caught:
                 comps = fit_path(problem, plan.ks, method=m, nonneg=nonneg, seed=plan.seed)
             notes += [f"path {m}{_suffix(nonneg, ' (nonneg)')}: {w.message}" for w in caught]
-            paths.append(MethodPath(method=m, nonneg=nonneg, points=[
-                PathPoint(k=c.k, value=float(c.variance), cardinality=c.cardinality,
-                          iterations=int(c.iterations), seconds=float(c.seconds)) for c in comps]))
+            paths.append(
+                MethodPath(
+                    method=m,
+                    nonneg=nonneg,
+                    points=[
+                        PathPoint(
+                            k=c.k,
+                            value=float(c.variance),
+                            cardinality=c.cardinality,
+                            iterations=int(c.iterations),
+                            seconds=float(c.seconds),
+                        )
+                        for c in comps
+                    ],
+                )
+            )
             for c in comps:
                 by_k[c.k].append(c)
             step(f"path {m}{_suffix(nonneg)}")
@@ -293,20 +372,29 @@ def path_and_band(problem: Problem, plan: Plan, fitted: Fitted, step) -> tuple[l
         points = []
         for kk in plan.ks:
             top = max(by_k[kk], key=lambda c: c.variance)
-            win = min((_band_bound(problem, name, kk, nonneg, cache) for name in names),
-                      key=lambda b: (b.value, b.name))
+            win = min(
+                (_band_bound(problem, name, kk, nonneg, cache) for name in names), key=lambda b: (b.value, b.name)
+            )
             value = problem.variance(top.weights / np.linalg.norm(top.weights))
-            points.append(BandPoint(k=kk, best_value=float(value), best_method=top.method,
-                                    upper_bound=float(win.value), winner=win.name,
-                                    certified_fraction=float(value / win.value) if win.value > 0 else float("nan")))
+            points.append(
+                BandPoint(
+                    k=kk,
+                    best_value=float(value),
+                    best_method=top.method,
+                    upper_bound=float(win.value),
+                    winner=win.name,
+                    certified_fraction=float(value / win.value) if win.value > 0 else float("nan"),
+                )
+            )
         bands.append(Band(nonneg=nonneg, bounds=names, points=points))
         step(f"band{_suffix(nonneg)}")
     return paths, bands, notes
 
 
 # ------------------------------------------------------------- references
-def references(methods: Sequence[str], bounds: Sequence[str], *, band: bool, genes: bool,
-               source: str | None = None) -> list[str]:
+def references(
+    methods: Sequence[str], bounds: Sequence[str], *, band: bool, genes: bool, source: str | None = None
+) -> list[str]:
     """The references of every method and bound that ran, of the band figure, of the evaluation and of
     a bundled data set (``source`` "bundled:NAME"; a user's file cites nothing), sorted."""
     cites = [SOLVERS[m].cite() for m in methods] + [BOUNDS[b].cite() for b in bounds]
@@ -321,15 +409,43 @@ def references(methods: Sequence[str], bounds: Sequence[str], *, band: bool, gen
 
 
 # --------------------------------------------------------------- the run
-def compute_run(ds: Dataset, *, k: int, methods=None, nonneg_modes: Sequence[bool] = (False, True),
-                components: int = 1, path: str | None = DEFAULT_PATH, path_methods=None,
-                seed: int = 0, bounds=None, path_bounds=None, genes: bool | None = None,
-                gene_sizes: Sequence[int] = GENE_SIZES, gene_k: int | None = None, n_init: int = N_INIT,
-                command: str = "", progress: bool | None = None) -> Run:
+def compute_run(
+    ds: Dataset,
+    *,
+    k: int,
+    methods=None,
+    nonneg_modes: Sequence[bool] = (False, True),
+    components: int = 1,
+    path: str | None = DEFAULT_PATH,
+    path_methods=None,
+    seed: int = 0,
+    bounds=None,
+    path_bounds=None,
+    genes: bool | None = None,
+    gene_sizes: Sequence[int] = GENE_SIZES,
+    gene_k: int | None = None,
+    n_init: int = N_INIT,
+    command: str = "",
+    progress: bool | None = None,
+) -> Run:
     """Fits, certificates, path, band and gene selection for ``ds`` at cardinality ``k``."""
-    plan = resolve(ds, k=k, methods=methods, nonneg_modes=nonneg_modes, components=components, path=path,
-                   path_methods=path_methods, seed=seed, bounds=bounds, path_bounds=path_bounds, genes=genes,
-                   gene_sizes=gene_sizes, gene_k=gene_k, n_init=n_init, command=command)
+    plan = resolve(
+        ds,
+        k=k,
+        methods=methods,
+        nonneg_modes=nonneg_modes,
+        components=components,
+        path=path,
+        path_methods=path_methods,
+        seed=seed,
+        bounds=bounds,
+        path_bounds=path_bounds,
+        genes=genes,
+        gene_sizes=gene_sizes,
+        gene_k=gene_k,
+        n_init=n_init,
+        command=command,
+    )
     problem = ds.problem()
     modes = len(plan.nonneg_modes)
     path_steps = len(plan.on_path) + 1 if plan.ks else 0
@@ -339,24 +455,53 @@ def compute_run(ds: Dataset, *, k: int, methods=None, nonneg_modes: Sequence[boo
         step("spectrum")
         fitted = fit_and_certify(ds, problem, plan, step)
         paths, bands, path_notes = path_and_band(problem, plan, fitted, step) if plan.ks else ([], [], [])
-        gene = (gene_selection_run(ds, sizes=plan.gene_sizes, featured=plan.gene_k, n_init=plan.n_init,
-                                   seed=plan.seed, step=step) if plan.genes else None)
+        gene = (
+            gene_selection_run(
+                ds, sizes=plan.gene_sizes, featured=plan.gene_k, n_init=plan.n_init, seed=plan.seed, step=step
+            )
+            if plan.genes
+            else None
+        )
     finally:
         step.close()
     band_bounds = {n for b in bands for n in b.bounds}
     methods_run = sorted({f.fit["options"]["method"] for f in fitted.fits})
-    settings = Settings(k=plan.k, nonneg=plan.nonneg_modes, methods=plan.methods, components=plan.components,
-                        seed=plan.seed, path=plan.ks, path_methods=plan.on_path,
-                        bounds={("nonneg" if nn else "sparse"): v for nn, v in fitted.bounds.items()},
-                        path_bounds=plan.band_bounds, genes=plan.genes)
-    return Run(command=plan.command, versions=versions(), settings=settings, data=data,
-               methods_skipped=dict(sorted(plan.skipped.items())), path_skipped=plan.path_skipped,
-               fits=fitted.fits, paths=paths, bands=bands, genes=gene,
-               notes=sorted(set(fitted.notes + path_notes)),
-               references=references(methods_run, sorted(fitted.used_bounds | band_bounds),
-                                     band=bool(bands), genes=gene is not None, source=ds.source),
-               step_seconds=step.seconds, format=FORMAT, scores=sample_scores(ds, problem, fitted.fits),
-               advice=preprocessing_advice(ds) + plan.notes)
+    settings = Settings(
+        k=plan.k,
+        nonneg=plan.nonneg_modes,
+        methods=plan.methods,
+        components=plan.components,
+        seed=plan.seed,
+        path=plan.ks,
+        path_methods=plan.on_path,
+        bounds={("nonneg" if nn else "sparse"): v for nn, v in fitted.bounds.items()},
+        path_bounds=plan.band_bounds,
+        genes=plan.genes,
+    )
+    return Run(
+        command=plan.command,
+        versions=versions(),
+        settings=settings,
+        data=data,
+        methods_skipped=dict(sorted(plan.skipped.items())),
+        path_skipped=plan.path_skipped,
+        fits=fitted.fits,
+        paths=paths,
+        bands=bands,
+        genes=gene,
+        notes=sorted(set(fitted.notes + path_notes)),
+        references=references(
+            methods_run,
+            sorted(fitted.used_bounds | band_bounds),
+            band=bool(bands),
+            genes=gene is not None,
+            source=ds.source,
+        ),
+        step_seconds=step.seconds,
+        format=FORMAT,
+        scores=sample_scores(ds, problem, fitted.fits),
+        advice=preprocessing_advice(ds) + plan.notes,
+    )
 
 
 __all__ = [

@@ -8,6 +8,7 @@ stay the dicts of ``certpca fit --json`` and ``certpca certify --json``
 Format ``certpca-run/2`` is ``certpca-run/1`` with every data field always
 present (``class_counts``, ``n_classes``: null without labels); both are read.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -99,7 +100,7 @@ class Settings(Saved):
     seed: int
     path: list[int]
     path_methods: list[str]
-    bounds: dict[str, list[str]]   # "sparse" / "nonneg" -> bound names of the certificate at k
+    bounds: dict[str, list[str]]  # "sparse" / "nonneg" -> bound names of the certificate at k
     path_bounds: list[str]
     genes: bool
 
@@ -133,8 +134,8 @@ class Scores(Saved):
     method: str
     sample_ids: list[str]
     labels: list[str] | None
-    components: list[list[float]]   # one list of N scores per component
-    pca: list[list[float]]          # PC1 and PC2 of ordinary PCA (fewer when the rank is lower)
+    components: list[list[float]]  # one list of N scores per component
+    pca: list[list[float]]  # PC1 and PC2 of ordinary PCA (fewer when the rank is lower)
 
 
 @dataclass
@@ -230,7 +231,7 @@ class Run(Saved):
     step_seconds: dict[str, float] = field(default_factory=dict)
     format: str = FORMAT
     scores: list[Scores] = field(default_factory=list)
-    advice: list[str] = field(default_factory=list)   # preprocessing advice (raw intensities, counts, controls)
+    advice: list[str] = field(default_factory=list)  # preprocessing advice (raw intensities, counts, controls)
 
     def fits_of(self, nonneg: bool) -> list[MethodFit]:
         return [f for f in self.fits if f.nonneg == nonneg]
@@ -252,8 +253,10 @@ class Run(Saved):
     @classmethod
     def from_dict(cls, obj: dict) -> Run:
         if obj.get("format") not in READABLE:
-            raise InputError(f"saved run format {obj.get('format')!r} is not one this certpca reads "
-                             f"({', '.join(READABLE)}); rerun certpca report --json")
+            raise InputError(
+                f"saved run format {obj.get('format')!r} is not one this certpca reads "
+                f"({', '.join(READABLE)}); rerun certpca report --json"
+            )
         run = super().from_dict(obj)
         run.format = FORMAT
         return run

@@ -5,6 +5,7 @@ Each table is a :class:`Table`: a caption, a frame of *display strings*
 these very strings) and a frame of raw numbers for the CSV.  Numbers in the
 report therefore equal the JSON's numbers formatted by :func:`fmt`.
 """
+
 from __future__ import annotations
 
 import math
@@ -22,10 +23,10 @@ from certpca.report.saved import Run, is_run
 
 # ----------------------------------------------------------------- formats
 FORMATS = {
-    "value": "{:.6g}",       # variances, bounds
-    "fraction": "{:.4f}",    # certified fraction, Jaccard
-    "percent": "{:.2%}",     # shares of variance
-    "p": "{:.3g}",           # p-values
+    "value": "{:.6g}",  # variances, bounds
+    "fraction": "{:.4f}",  # certified fraction, Jaccard
+    "percent": "{:.2%}",  # shares of variance
+    "p": "{:.3g}",  # p-values
     "loading": "{:+.4f}",
     "seconds": "{:.2f}",
     "int": "{:d}",
@@ -55,17 +56,17 @@ def fmt(x, kind: str = "value") -> str:
 
 @dataclass
 class Table:
-    name: str          # file stem under --tables
+    name: str  # file stem under --tables
     caption: str
     display: pd.DataFrame
     raw: pd.DataFrame
 
     def to_html(self) -> str:
         styler = self.display.style.hide(axis="index")
-        styler.format(escape="html").format_index(escape="html", axis=1)   # ids come from the user's file
+        styler.format(escape="html").format_index(escape="html", axis=1)  # ids come from the user's file
         styler.set_uuid(self.name)
-        html = styler.to_html(exclude_styles=True, doctype_html=False)   # no ids, no style block
-        return html.replace("<table>", '<table class="tbl">', 1)          # (exclude_styles drops attributes)
+        html = styler.to_html(exclude_styles=True, doctype_html=False)  # no ids, no style block
+        return html.replace("<table>", '<table class="tbl">', 1)  # (exclude_styles drops attributes)
 
     def to_latex(self) -> str:
         styler = self.display.style.hide(axis="index")
@@ -73,13 +74,18 @@ class Table:
         caption = text.latex(self.caption)
         cols = "l" + "".join("r" if _numeric(self.raw, c) else "l" for c in list(self.raw.columns)[1:])
         cols = cols[: self.display.shape[1]].ljust(self.display.shape[1], "l")
-        return text.latex_symbols(styler.to_latex(hrules=True, caption=caption, label=f"tab:{self.name}",
-                                              column_format=cols, position="htbp"))
+        return text.latex_symbols(
+            styler.to_latex(hrules=True, caption=caption, label=f"tab:{self.name}", column_format=cols, position="htbp")
+        )
 
     def to_markdown(self) -> str:
         cols = [str(c) for c in self.display.columns]
-        lines = [f"Table: {text.markdown(self.caption)}", "", "| " + " | ".join(text.markdown(c) for c in cols) + " |",
-                 "|" + "|".join(" --- " for _ in cols) + "|"]
+        lines = [
+            f"Table: {text.markdown(self.caption)}",
+            "",
+            "| " + " | ".join(text.markdown(c) for c in cols) + " |",
+            "|" + "|".join(" --- " for _ in cols) + "|",
+        ]
         for row in self.display.itertuples(index=False):
             lines.append("| " + " | ".join(text.markdown(v) for v in row) + " |")
         return "\n".join(lines) + "\n"
@@ -125,8 +131,12 @@ def data_table(run: Run) -> Table:
     if d.image_shape:
         shape = " × ".join(str(s) for s in d.image_shape)
         items.append(("image shape", shape, shape))
-    return _table("data", "The data", {"quantity": [i[0] for i in items], "value": [i[1] for i in items]},
-                  {"quantity": [i[0] for i in items], "value": [i[2] for i in items]})
+    return _table(
+        "data",
+        "The data",
+        {"quantity": [i[0] for i in items], "value": [i[1] for i in items]},
+        {"quantity": [i[0] for i in items], "value": [i[2] for i in items]},
+    )
 
 
 def results_table(run: Run, nonneg: bool, timings: bool = False) -> Table | None:
@@ -137,26 +147,45 @@ def results_table(run: Run, nonneg: bool, timings: bool = False) -> Table | None
     disp, raw = [], []
     for f in fits:
         c0, cert = f.components[0], f.certificate
-        r = {"method": f.method, "variance": c0["value"], "explained": c0["value"] / total,
-             "of_lambda1": c0["value"] / lam1, "cardinality": c0["cardinality"],
-             "iterations": c0["iterations"], "seconds": f.fit["seconds"],
-             "upper_bound": cert["upper_bound"], "certified_fraction": cert["certified_fraction"],
-             "optimal": cert["optimal"]}
+        r = {
+            "method": f.method,
+            "variance": c0["value"],
+            "explained": c0["value"] / total,
+            "of_lambda1": c0["value"] / lam1,
+            "cardinality": c0["cardinality"],
+            "iterations": c0["iterations"],
+            "seconds": f.fit["seconds"],
+            "upper_bound": cert["upper_bound"],
+            "certified_fraction": cert["certified_fraction"],
+            "optimal": cert["optimal"],
+        }
         if not timings:
             r.pop("seconds")
         raw.append(r)
-        dr = {"method": r["method"], "variance": fmt(r["variance"]), "explained": fmt(r["explained"], "percent"),
-              "of λ1": fmt(r["of_lambda1"], "percent"), "cardinality": fmt(r["cardinality"], "int"),
-              "iterations": fmt(r["iterations"], "int")}
+        dr = {
+            "method": r["method"],
+            "variance": fmt(r["variance"]),
+            "explained": fmt(r["explained"], "percent"),
+            "of λ1": fmt(r["of_lambda1"], "percent"),
+            "cardinality": fmt(r["cardinality"], "int"),
+            "iterations": fmt(r["iterations"], "int"),
+        }
         if timings:
             dr["time (s)"] = fmt(r["seconds"], "seconds")
-        dr.update({"upper bound": fmt(r["upper_bound"]), "certified": fmt(r["certified_fraction"], "percent"),
-                   "optimality": proven(r["optimal"])})
+        dr.update(
+            {
+                "upper bound": fmt(r["upper_bound"]),
+                "certified": fmt(r["certified_fraction"], "percent"),
+                "optimality": proven(r["optimal"]),
+            }
+        )
         disp.append(dr)
     winner = fits[0].certificate["winner"]
-    caption = (f"{mode_name(nonneg).capitalize()} PCA, k = {run.settings.k}: variance wᵀCw of the first component, "
-               f"its share of the total variance and of λ1, and the certificate (upper bound on OPT from {winner}; "
-               "certified = variance / upper bound, a guaranteed fraction of the best possible)")
+    caption = (
+        f"{mode_name(nonneg).capitalize()} PCA, k = {run.settings.k}: variance wᵀCw of the first component, "
+        f"its share of the total variance and of λ1, and the certificate (upper bound on OPT from {winner}; "
+        "certified = variance / upper bound, a guaranteed fraction of the best possible)"
+    )
     return _table(f"results-{mode_slug(nonneg)}", caption, disp, raw)
 
 
@@ -176,10 +205,18 @@ def bounds_table(run: Run, nonneg: bool, timings: bool = False) -> Table | None:
         raw.append(r)
     for name, why in sorted(cert.get("skipped", {}).items()):
         raw.append({"bound": name, "upper_bound": None, "winner": False, **({"seconds": None} if timings else {})})
-        disp.append({"bound": name, "upper bound on OPT": f"skipped: {why}", "best": "",
-                     **({"time (s)": ""} if timings else {})})
-    caption = (f"Upper bounds on OPT({run.settings.k}{', w ≥ 0' if nonneg else ''}) computed for the "
-               f"{mode_name(nonneg)} problem; every one is valid, the smallest is the certificate")
+        disp.append(
+            {
+                "bound": name,
+                "upper bound on OPT": f"skipped: {why}",
+                "best": "",
+                **({"time (s)": ""} if timings else {}),
+            }
+        )
+    caption = (
+        f"Upper bounds on OPT({run.settings.k}{', w ≥ 0' if nonneg else ''}) computed for the "
+        f"{mode_name(nonneg)} problem; every one is valid, the smallest is the certificate"
+    )
     return _table(f"bounds-{mode_slug(nonneg)}", caption, disp, raw)
 
 
@@ -197,12 +234,15 @@ def path_table(run: Run, nonneg: bool) -> Table | None:
             r[p.method] = v
             d[p.method] = fmt(v)
         r.update({"upper_bound": pt.upper_bound, "bound": pt.winner, "certified_fraction": pt.certified_fraction})
-        d.update({"upper bound": fmt(pt.upper_bound), "bound": pt.winner,
-                  "certified": fmt(pt.certified_fraction, "percent")})
+        d.update(
+            {"upper bound": fmt(pt.upper_bound), "bound": pt.winner, "certified": fmt(pt.certified_fraction, "percent")}
+        )
         raw.append(r)
         disp.append(d)
-    caption = (f"Variance–cardinality path, {mode_name(nonneg)}: best variance of each method at each k, and the "
-               f"upper bound on OPT(k) from {', '.join(band.bounds)} (certified = best variance / upper bound)")
+    caption = (
+        f"Variance–cardinality path, {mode_name(nonneg)}: best variance of each method at each k, and the "
+        f"upper bound on OPT(k) from {', '.join(band.bounds)} (certified = best variance / upper bound)"
+    )
     return _table(f"path-{mode_slug(nonneg)}", caption, disp, raw)
 
 
@@ -216,14 +256,30 @@ def features_table(run: Run, nonneg: bool) -> Table | None:
         order = sorted(comp["loadings"].items(), key=lambda kv: (-abs(kv[1]), kv[0]))
         for rank, (fid, w) in enumerate(order, 1):
             found = [f.method for f in fits if fid in f.components[0]["loadings"]] if j == 0 else []
-            raw.append({"component": j + 1, "rank": rank, "feature": fid, "loading": w,
-                        "first_component_of": ";".join(found), "control": is_control(fid)})
-            disp.append({"PC": fmt(j + 1, "int"), "rank": fmt(rank, "int"),
-                         "feature": fid + (" (control)" if is_control(fid) else ""), "loading": fmt(w, "loading"),
-                         "methods": f"{len(found)}/{len(fits)}" if j == 0 else ""})
-    caption = (f"Selected features of the {mode_name(nonneg)} fit by {best.method} (the best variance), by "
-               f"decreasing |loading|; methods: how many of the {len(fits)} methods' first components contain "
-               "the feature (the CSV names them); (control): an Affymetrix control probe or ERCC spike-in")
+            raw.append(
+                {
+                    "component": j + 1,
+                    "rank": rank,
+                    "feature": fid,
+                    "loading": w,
+                    "first_component_of": ";".join(found),
+                    "control": is_control(fid),
+                }
+            )
+            disp.append(
+                {
+                    "PC": fmt(j + 1, "int"),
+                    "rank": fmt(rank, "int"),
+                    "feature": fid + (" (control)" if is_control(fid) else ""),
+                    "loading": fmt(w, "loading"),
+                    "methods": f"{len(found)}/{len(fits)}" if j == 0 else "",
+                }
+            )
+    caption = (
+        f"Selected features of the {mode_name(nonneg)} fit by {best.method} (the best variance), by "
+        f"decreasing |loading|; methods: how many of the {len(fits)} methods' first components contain "
+        "the feature (the CSV names them); (control): an Affymetrix control probe or ERCC spike-in"
+    )
     return _table(f"features-{mode_slug(nonneg)}", caption, disp, raw)
 
 
@@ -243,22 +299,34 @@ def importance_table(run: Run, nonneg: bool) -> Table | None:
     disp, raw = [], []
     for j, comp in enumerate(best.components):
         cert = certs[j] if j < len(certs) else None
-        r = {"component": j + 1, "sdev": math.sqrt(max(comp["additional_variance"], 0.0)),
-             "proportion": comp["pev"], "cumulative": cumulative[j], "cardinality": comp["cardinality"],
-             "upper_bound": cert["upper_bound"] if cert else None,
-             "certified_fraction": cert["certified_fraction"] if cert else None,
-             "optimal": cert["optimal"] if cert else None}
+        r = {
+            "component": j + 1,
+            "sdev": math.sqrt(max(comp["additional_variance"], 0.0)),
+            "proportion": comp["pev"],
+            "cumulative": cumulative[j],
+            "cardinality": comp["cardinality"],
+            "upper_bound": cert["upper_bound"] if cert else None,
+            "certified_fraction": cert["certified_fraction"] if cert else None,
+            "optimal": cert["optimal"] if cert else None,
+        }
         raw.append(r)
-        disp.append({"": f"PC{j + 1}", "standard deviation": fmt(r["sdev"]),
-                     "proportion of variance": fmt(r["proportion"], "percent"),
-                     "cumulative proportion": fmt(r["cumulative"], "percent"),
-                     "cardinality": fmt(r["cardinality"], "int"),
-                     "certified": fmt(r["certified_fraction"], "percent") if cert else "–",
-                     "optimality": proven(r["optimal"]) if cert else "not certified"})
-    caption = (f"Importance of the {mode_name(nonneg)} components ({best.method}), as R's summary of prcomp, "
-               "with each component's certificate: standard deviation and proportion of the variance it adds "
-               "beyond the earlier components; component j ≥ 2 is certified on the problem it solved "
-               "(the covariance deflated by the earlier components)")
+        disp.append(
+            {
+                "": f"PC{j + 1}",
+                "standard deviation": fmt(r["sdev"]),
+                "proportion of variance": fmt(r["proportion"], "percent"),
+                "cumulative proportion": fmt(r["cumulative"], "percent"),
+                "cardinality": fmt(r["cardinality"], "int"),
+                "certified": fmt(r["certified_fraction"], "percent") if cert else "–",
+                "optimality": proven(r["optimal"]) if cert else "not certified",
+            }
+        )
+    caption = (
+        f"Importance of the {mode_name(nonneg)} components ({best.method}), as R's summary of prcomp, "
+        "with each component's certificate: standard deviation and proportion of the variance it adds "
+        "beyond the earlier components; component j ≥ 2 is certified on the problem it solved "
+        "(the covariance deflated by the earlier components)"
+    )
     return _table(f"importance-{mode_slug(nonneg)}", caption, disp, raw)
 
 
@@ -276,8 +344,10 @@ def scores_table(run: Run, nonneg: bool) -> Table | None:
         r.update({f"PCA{j + 1}": col[i] for j, col in enumerate(sc.pca)})
         raw.append(r)
         disp.append({c: (v if isinstance(v, str) else fmt(v)) for c, v in r.items()})
-    caption = (f"Scores of the samples on the {mode_name(nonneg)} components ({sc.method}; PC1, PC2, ...) and on "
-               "ordinary PCA's first two (PCA1, PCA2): the prepared data times the loadings")
+    caption = (
+        f"Scores of the samples on the {mode_name(nonneg)} components ({sc.method}; PC1, PC2, ...) and on "
+        "ordinary PCA's first two (PCA1, PCA2): the prepared data times the loadings"
+    )
     return _table(f"scores-{mode_slug(nonneg)}", caption, disp, raw)
 
 
@@ -287,14 +357,32 @@ def genes_table(run: Run) -> Table | None:
         return None
     disp, raw = [], []
     for r in g.rows:
-        raw.append({"selector": r.selector, "size": r.size, "n_features": r.n_features,
-                    "mean": r.mean, "sd": r.sd, "min": r.min, "max": r.max})
-        disp.append({"features from": r.selector, "size": fmt(r.size, "int"),
-                     "used": fmt(r.n_features, "int"), "Jaccard mean": fmt(r.mean, "fraction"),
-                     "sd": fmt(r.sd, "fraction"), "min": fmt(r.min, "fraction"),
-                     "max": fmt(r.max, "fraction")})
-    caption = (f"Gene selection (Sigg & Buhmann 2008, §5.3): pair-counting Jaccard of k-means (k = "
-               f"{g.n_clusters}) against the classes over {g.n_init} random initialisations, mean, sd, range")
+        raw.append(
+            {
+                "selector": r.selector,
+                "size": r.size,
+                "n_features": r.n_features,
+                "mean": r.mean,
+                "sd": r.sd,
+                "min": r.min,
+                "max": r.max,
+            }
+        )
+        disp.append(
+            {
+                "features from": r.selector,
+                "size": fmt(r.size, "int"),
+                "used": fmt(r.n_features, "int"),
+                "Jaccard mean": fmt(r.mean, "fraction"),
+                "sd": fmt(r.sd, "fraction"),
+                "min": fmt(r.min, "fraction"),
+                "max": fmt(r.max, "fraction"),
+            }
+        )
+    caption = (
+        f"Gene selection (Sigg & Buhmann 2008, §5.3): pair-counting Jaccard of k-means (k = "
+        f"{g.n_clusters}) against the classes over {g.n_init} random initialisations, mean, sd, range"
+    )
     return _table("genes", caption, disp, raw)
 
 
@@ -305,15 +393,34 @@ def tests_table(run: Run) -> Table | None:
     disp, raw = [], []
     for t in g.tests:
         a, b = t["names"]
-        raw.append({"a": a, "b": b, "mean_a": t["mean_a"], "sd_a": t["sd_a"], "mean_b": t["mean_b"],
-                    "sd_b": t["sd_b"], "p_welch": t["p_welch"], "p_mannwhitney": t["p_mannwhitney"],
-                    "significant": t["significant"]})
-        disp.append({"A": a, "A mean ± sd": f"{fmt(t['mean_a'], 'fraction')} ± {fmt(t['sd_a'], 'fraction')}",
-                     "B": b, "B mean ± sd": f"{fmt(t['mean_b'], 'fraction')} ± {fmt(t['sd_b'], 'fraction')}",
-                     "Welch p": fmt(t["p_welch"], "p"), "Mann–Whitney p": fmt(t["p_mannwhitney"], "p"),
-                     f"significant (α = {t['alpha']})": fmt(t["significant"])})
-    caption = (f"Is the {g.featured}-feature nonnegative sparse component better? Two-sided Welch t-test and "
-               f"Mann–Whitney U over the {g.n_init} k-means runs")
+        raw.append(
+            {
+                "a": a,
+                "b": b,
+                "mean_a": t["mean_a"],
+                "sd_a": t["sd_a"],
+                "mean_b": t["mean_b"],
+                "sd_b": t["sd_b"],
+                "p_welch": t["p_welch"],
+                "p_mannwhitney": t["p_mannwhitney"],
+                "significant": t["significant"],
+            }
+        )
+        disp.append(
+            {
+                "A": a,
+                "A mean ± sd": f"{fmt(t['mean_a'], 'fraction')} ± {fmt(t['sd_a'], 'fraction')}",
+                "B": b,
+                "B mean ± sd": f"{fmt(t['mean_b'], 'fraction')} ± {fmt(t['sd_b'], 'fraction')}",
+                "Welch p": fmt(t["p_welch"], "p"),
+                "Mann–Whitney p": fmt(t["p_mannwhitney"], "p"),
+                f"significant (α = {t['alpha']})": fmt(t["significant"]),
+            }
+        )
+    caption = (
+        f"Is the {g.featured}-feature nonnegative sparse component better? Two-sided Welch t-test and "
+        f"Mann–Whitney U over the {g.n_init} k-means runs"
+    )
     return _table("genes-tests", caption, disp, raw)
 
 
@@ -322,21 +429,37 @@ def fit_tables(obj: dict) -> list[Table]:
     """Tables of a ``certpca fit --json`` object: importance and loadings."""
     disp, raw = [], []
     for j, c in enumerate(obj["components"]):
-        raw.append({"component": j + 1, "method": c["method"], "k": c["k"], "nonneg": c["nonneg"],
-                    "variance": c["value"], "additional_variance": c["additional_variance"],
-                    "pev": c["pev"], "cumulative_pev": obj["cumulative_pev"][j], "cardinality": c["cardinality"]})
-        disp.append({"PC": fmt(j + 1, "int"), "method": c["method"], "variance": fmt(c["value"]),
-                     "additional variance": fmt(c["additional_variance"]), "share": fmt(c["pev"], "percent"),
-                     "cumulative": fmt(obj["cumulative_pev"][j], "percent"),
-                     "cardinality": fmt(c["cardinality"], "int")})
+        raw.append(
+            {
+                "component": j + 1,
+                "method": c["method"],
+                "k": c["k"],
+                "nonneg": c["nonneg"],
+                "variance": c["value"],
+                "additional_variance": c["additional_variance"],
+                "pev": c["pev"],
+                "cumulative_pev": obj["cumulative_pev"][j],
+                "cardinality": c["cardinality"],
+            }
+        )
+        disp.append(
+            {
+                "PC": fmt(j + 1, "int"),
+                "method": c["method"],
+                "variance": fmt(c["value"]),
+                "additional variance": fmt(c["additional_variance"]),
+                "share": fmt(c["pev"], "percent"),
+                "cumulative": fmt(obj["cumulative_pev"][j], "percent"),
+                "cardinality": fmt(c["cardinality"], "int"),
+            }
+        )
     name = obj.get("data", {}).get("name", "")
     tables = [_table("fit", f"Sparse principal components of {name}", disp, raw)]
     ld, lr = [], []
     for j, c in enumerate(obj["components"]):
         for rank, (fid, w) in enumerate(sorted(c["loadings"].items(), key=lambda kv: (-abs(kv[1]), kv[0])), 1):
             lr.append({"component": j + 1, "rank": rank, "feature": fid, "loading": w})
-            ld.append({"PC": fmt(j + 1, "int"), "rank": fmt(rank, "int"), "feature": fid,
-                       "loading": fmt(w, "loading")})
+            ld.append({"PC": fmt(j + 1, "int"), "rank": fmt(rank, "int"), "feature": fid, "loading": fmt(w, "loading")})
     tables.append(_table("fit-loadings", "Nonzero loadings by decreasing |loading|", ld, lr))
     if obj.get("certificates"):
         tables.append(certificate_table(obj["certificates"][0], "fit-certificate"))
@@ -347,11 +470,18 @@ def certificate_table(cert: dict, name: str = "certificate") -> Table:
     disp, raw = [], []
     for b in sorted(cert["bounds"], key=lambda b: (b["value"], b["name"])):
         raw.append({"bound": b["name"], "upper_bound": b["value"], "winner": b["name"] == cert["winner"]})
-        disp.append({"bound": b["name"], "upper bound on OPT": fmt(b["value"]),
-                     "best": "✓" if b["name"] == cert["winner"] else ""})
-    caption = (f"Certificate, k = {cert['k']}{', nonnegative' if cert['nonneg'] else ''}: value "
-               f"{fmt(cert['value'])} ≤ OPT ≤ {fmt(cert['upper_bound'])}, certified "
-               f"{fmt(cert['certified_fraction'], 'percent')}, {proven(cert['optimal'])}")
+        disp.append(
+            {
+                "bound": b["name"],
+                "upper bound on OPT": fmt(b["value"]),
+                "best": "✓" if b["name"] == cert["winner"] else "",
+            }
+        )
+    caption = (
+        f"Certificate, k = {cert['k']}{', nonnegative' if cert['nonneg'] else ''}: value "
+        f"{fmt(cert['value'])} ≤ OPT ≤ {fmt(cert['upper_bound'])}, certified "
+        f"{fmt(cert['certified_fraction'], 'percent')}, {proven(cert['optimal'])}"
+    )
     return _table(name, caption, disp, raw)
 
 
@@ -359,14 +489,25 @@ def saved_path_table(obj: dict) -> Table:
     """The table of a ``certpca path --json`` object."""
     disp = []
     for p in obj["points"]:
-        row = {"k": fmt(p["k"], "int"), "variance": fmt(p["variance"]), "of λ1": fmt(p["of_lambda1"], "percent"),
-               "explained": fmt(p["pev"], "percent"), "cardinality": fmt(p["cardinality"], "int")}
+        row = {
+            "k": fmt(p["k"], "int"),
+            "variance": fmt(p["variance"]),
+            "of λ1": fmt(p["of_lambda1"], "percent"),
+            "explained": fmt(p["pev"], "percent"),
+            "cardinality": fmt(p["cardinality"], "int"),
+        }
         if "upper_bound" in p:
-            row.update({"upper bound": fmt(p["upper_bound"]), "certified": fmt(p["certified"], "percent"),
-                        "optimality": proven(p["optimal"])})
+            row.update(
+                {
+                    "upper bound": fmt(p["upper_bound"]),
+                    "certified": fmt(p["certified"], "percent"),
+                    "optimality": proven(p["optimal"]),
+                }
+            )
         disp.append(row)
-    caption = (f"{mode_name(obj['nonneg']).capitalize()} PCA path by {obj['method']} on {obj['data']['name']}"
-               + (f"; certificates from {', '.join(obj['bounds'])}" if obj.get("bounds") else ""))
+    caption = f"{mode_name(obj['nonneg']).capitalize()} PCA path by {obj['method']} on {obj['data']['name']}" + (
+        f"; certificates from {', '.join(obj['bounds'])}" if obj.get("bounds") else ""
+    )
     return _table("path", caption, disp, obj["points"])
 
 
@@ -379,8 +520,14 @@ def report_tables(run: Run, timings: bool = False) -> list[Table]:
     """Every table of a report, in page order."""
     out: list[Table | None] = [data_table(run)]
     for nonneg in run.settings.nonneg:
-        out += [results_table(run, nonneg, timings), importance_table(run, nonneg), bounds_table(run, nonneg, timings),
-                path_table(run, nonneg), features_table(run, nonneg), scores_table(run, nonneg)]
+        out += [
+            results_table(run, nonneg, timings),
+            importance_table(run, nonneg),
+            bounds_table(run, nonneg, timings),
+            path_table(run, nonneg),
+            features_table(run, nonneg),
+            scores_table(run, nonneg),
+        ]
     out += [genes_table(run), tests_table(run)]
     return [t for t in out if t is not None]
 
@@ -390,8 +537,12 @@ def report_table_names(nonneg_modes: Iterable[bool], *, path: bool, genes: bool,
     names = ["data"]
     for nonneg in nonneg_modes:
         slug = mode_slug(nonneg)
-        names += ([f"results-{slug}", f"importance-{slug}", f"bounds-{slug}"] + ([f"path-{slug}"] if path else [])
-                  + [f"features-{slug}"] + ([f"scores-{slug}"] if scores else []))
+        names += (
+            [f"results-{slug}", f"importance-{slug}", f"bounds-{slug}"]
+            + ([f"path-{slug}"] if path else [])
+            + [f"features-{slug}"]
+            + ([f"scores-{slug}"] if scores else [])
+        )
     return names + (["genes", "genes-tests"] if genes else [])
 
 

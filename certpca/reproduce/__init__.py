@@ -11,6 +11,7 @@ a *published vs ours* table and plain-language notes on where we differ and why.
 Figures reuse :mod:`certpca.report.plots` (deterministic SVG); tables reuse
 :mod:`certpca.report.tables`.
 """
+
 from __future__ import annotations
 
 import html
@@ -81,8 +82,9 @@ def write_result(res: Result, out: Path) -> dict:
     return {"name": res.name, "tables": [t.name for t in tables], "published": tables[-1]}
 
 
-def reproduce(names=(), out="reports/reproduce", *, quick=False, seed=0, force=False, command=None,
-              progress=None) -> list[Result]:
+def reproduce(
+    names=(), out="reports/reproduce", *, quick=False, seed=0, force=False, command=None, progress=None
+) -> list[Result]:
     """Run the experiments ``names`` (default all) and write figures, tables and index.html into ``out``."""
     names = parse_names(names)
     out = Path(out)
@@ -99,8 +101,9 @@ def reproduce(names=(), out="reports/reproduce", *, quick=False, seed=0, force=F
         results.append(res)
         if progress:
             progress(f"{name}: {res.seconds:.1f} s")
-    (out / "index.html").write_text(index_html(results, quick=quick, seed=seed, command=command,
-                                               seconds=time.perf_counter() - t_all))
+    (out / "index.html").write_text(
+        index_html(results, quick=quick, seed=seed, command=command, seconds=time.perf_counter() - t_all)
+    )
     return results
 
 
@@ -118,31 +121,41 @@ def _versions() -> str:
 def index_html(results, *, quick, seed, command, seconds) -> str:
     esc = html.escape
     cmd = command or "certpca reproduce" + (" --quick" if quick else "")
-    parts = ["<!doctype html><html lang='en'><head><meta charset='utf-8'><title>certpca reproduce</title>",
-             "<style>body{font-family:sans-serif;max-width:62rem;margin:2rem auto;padding:0 1rem}"
-             "table.tbl{border-collapse:collapse;font-size:.85rem}table.tbl td,table.tbl th{border-bottom:1px "
-             "solid #ddd;padding:.2rem .5rem;text-align:left}img{max-width:100%}</style></head><body>",
-             "<h1>certpca reproduce: published figures rerun</h1>",
-             "<p><b>" + ("QUICK GRID (--quick): reduced grids for CI, not the full experiments." if quick
-                         else "Full grid.") + "</b></p>",
-             f"<p>Command: <code>{esc(cmd)}</code><br>Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
-             f"<br>Versions: {esc(_versions())}<br>Machine: {esc(platform.machine())}, {os.cpu_count()} cores, "
-             f"{esc(platform.system())}<br>Seed: {seed}; total {seconds:.0f} s</p><ul>"]
+    parts = [
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>certpca reproduce</title>",
+        "<style>body{font-family:sans-serif;max-width:62rem;margin:2rem auto;padding:0 1rem}"
+        "table.tbl{border-collapse:collapse;font-size:.85rem}table.tbl td,table.tbl th{border-bottom:1px "
+        "solid #ddd;padding:.2rem .5rem;text-align:left}img{max-width:100%}</style></head><body>",
+        "<h1>certpca reproduce: published figures rerun</h1>",
+        "<p><b>"
+        + ("QUICK GRID (--quick): reduced grids for CI, not the full experiments." if quick else "Full grid.")
+        + "</b></p>",
+        f"<p>Command: <code>{esc(cmd)}</code><br>Date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
+        f"<br>Versions: {esc(_versions())}<br>Machine: {esc(platform.machine())}, {os.cpu_count()} cores, "
+        f"{esc(platform.system())}<br>Seed: {seed}; total {seconds:.0f} s</p><ul>",
+    ]
     for r in results:
         parts.append(f"<li><a href='#{r.name}'>{esc(r.title)}</a> ({r.seconds:.1f} s)</li>")
     parts.append("</ul>")
     for r in results:
         files = " · ".join(f"<a href='{r.name}/{f}'>{f}</a>" for f in ("figure.svg", "figure.png"))
-        tabs = " · ".join(f"{t} (<a href='{r.name}/{t}.md'>md</a>, <a href='{r.name}/{t}.tex'>tex</a>, "
-                          f"<a href='{r.name}/{t}.csv'>csv</a>)" for t in [t.name for t in r.tables]
-                          + ["published-vs-ours"])
-        parts += [f"<h2 id='{r.name}'>{esc(r.title)}</h2>", f"<p><i>{esc(r.paper)}</i></p>",
-                  f"<p><img src='{r.name}/figure.svg' alt='{esc(r.title)}'></p>",
-                  f"<p>Figure: {files}<br>Tables: {tabs}</p>", "<h3>Published beside ours</h3>",
-                  published_table(r).to_html()]
+        tabs = " · ".join(
+            f"{t} (<a href='{r.name}/{t}.md'>md</a>, <a href='{r.name}/{t}.tex'>tex</a>, "
+            f"<a href='{r.name}/{t}.csv'>csv</a>)"
+            for t in [t.name for t in r.tables] + ["published-vs-ours"]
+        )
+        parts += [
+            f"<h2 id='{r.name}'>{esc(r.title)}</h2>",
+            f"<p><i>{esc(r.paper)}</i></p>",
+            f"<p><img src='{r.name}/figure.svg' alt='{esc(r.title)}'></p>",
+            f"<p>Figure: {files}<br>Tables: {tabs}</p>",
+            "<h3>Published beside ours</h3>",
+            published_table(r).to_html(),
+        ]
         if r.notes:
-            parts.append("<h3>Where we differ and why</h3><ul>" + "".join(f"<li>{esc(n)}</li>" for n in r.notes)
-                         + "</ul>")
+            parts.append(
+                "<h3>Where we differ and why</h3><ul>" + "".join(f"<li>{esc(n)}</li>" for n in r.notes) + "</ul>"
+            )
     parts.append("</body></html>\n")
     return "\n".join(parts)
 
@@ -150,10 +163,13 @@ def index_html(results, *, quick, seed, command, seconds) -> str:
 # --------------------------------------------------------------------- CLI
 def add_commands(sub) -> None:
     """Add ``reproduce`` to the subparsers ``sub``."""
-    p = sub.add_parser("reproduce", help="rerun the published figures beside the published numbers",
-                       description="Rerun published experiments on the bundled data: figure (SVG, PNG), tables "
-                                   "(Markdown, LaTeX, CSV) and index.html with the papers' numbers beside ours. "
-                                   "Experiments: " + ", ".join(EXPERIMENTS))
+    p = sub.add_parser(
+        "reproduce",
+        help="rerun the published figures beside the published numbers",
+        description="Rerun published experiments on the bundled data: figure (SVG, PNG), tables "
+        "(Markdown, LaTeX, CSV) and index.html with the papers' numbers beside ours. "
+        "Experiments: " + ", ".join(EXPERIMENTS),
+    )
     p.add_argument("experiments", nargs="*", metavar="EXPERIMENT", help="which to run (default: all)")
     p.add_argument("--out", type=Path, default=Path("reports/reproduce"), help="folder (default reports/reproduce)")
     p.add_argument("--quick", action="store_true", help="reduced grids (CI, about a minute)")
@@ -165,10 +181,20 @@ def add_commands(sub) -> None:
 def _cmd_reproduce(args) -> int:
     names = parse_names(args.experiments)
     check_out(args.out, args.force)
-    cmd = " ".join(["certpca reproduce", *names, "--out", shlex.quote(str(args.out)), "--seed", str(args.seed)]
-                   + (["--quick"] if args.quick else []) + (["--force"] if args.force else []))
-    results = reproduce(names, args.out, quick=args.quick, seed=args.seed, force=args.force, command=cmd,
-                        progress=lambda m: print(m, file=sys.stderr))
+    cmd = " ".join(
+        ["certpca reproduce", *names, "--out", shlex.quote(str(args.out)), "--seed", str(args.seed)]
+        + (["--quick"] if args.quick else [])
+        + (["--force"] if args.force else [])
+    )
+    results = reproduce(
+        names,
+        args.out,
+        quick=args.quick,
+        seed=args.seed,
+        force=args.force,
+        command=cmd,
+        progress=lambda m: print(m, file=sys.stderr),
+    )
     for r in results:
         for p in r.published:
             print(f"{r.name}: {p['quantity']}: published {p['published']}; ours {p['ours']} [{p['verdict']}]")

@@ -1,4 +1,5 @@
 """Asteris, Papailiopoulos & Dimakis (ICML 2014): Figs. 4-6, certified fractions."""
+
 from __future__ import annotations
 
 import warnings
@@ -15,10 +16,13 @@ ASTERIS = {"cbcl": (180, 0.58, "Fig. 4"), "leukemia": (50, 0.446, "Fig. 5"), "lr
 
 
 def asteris2014_fig4_6(s: Settings) -> Result:
-    res = Result("asteris2014-fig4-6", "Asteris et al. 2014, Figs. 4–6: nonnegative sparse PC with certified band",
-                 PAPERS["asteris2014"], None)
-    grids = {"cbcl": [10, 40, 80, 120, 180, 250], "leukemia": [5, 10, 20, 50, 100, 200],
-             "lrs": [5, 10, 20, 40, 60, 90]}
+    res = Result(
+        "asteris2014-fig4-6",
+        "Asteris et al. 2014, Figs. 4–6: nonnegative sparse PC with certified band",
+        PAPERS["asteris2014"],
+        None,
+    )
+    grids = {"cbcl": [10, 40, 80, 120, 180, 250], "leukemia": [5, 10, 20, 50, 100, 200], "lrs": [5, 10, 20, 40, 60, 90]}
     if s.quick:
         grids = {n: [ASTERIS[n][0]] for n in grids}
     cheap = "lambda1,trace,dabe,gershgorin"
@@ -37,8 +41,11 @@ def asteris2014_fig4_6(s: Settings) -> Result:
                 warnings.simplefilter("ignore")
                 b3 = spannogram_bound(P, k, nonneg=True, d=3, net="grid", epsilon=0.1)
                 b2 = spannogram_bound(P, k, nonneg=True, d=2)
-            vals = {"EM": c.variance, "spannogram d=3 ε=0.1 net": b3.params["feasible_value"],
-                    "spannogram d=2 exact": b2.params["feasible_value"]}
+            vals = {
+                "EM": c.variance,
+                "spannogram d=3 ε=0.1 net": b3.params["feasible_value"],
+                "spannogram d=2 exact": b2.params["feasible_value"],
+            }
             for m, v in vals.items():
                 cur[m].append(v / lam1)
             best = max(vals.values())
@@ -51,25 +58,46 @@ def asteris2014_fig4_6(s: Settings) -> Result:
             usp = min(b3.value, b2.value)
             ub.append(u / lam1)
             ub_sp.append(usp / lam1)
-            winner = cert.winner if cert.upper_bound <= usp else ("spannogram (d=3)" if b3.value <= b2.value
-                                                                   else "spannogram (d=2)")
-            rows.append({"data": name, "k": k, **{m: v / lam1 for m, v in vals.items()},
-                         "upper bound (certpca)": u / lam1, "bound": winner,
-                         "certified (certpca)": best / u, "upper bound (spannogram)": usp / lam1,
-                         "certified (spannogram)": best / usp,
-                         "bounds": "default (all)" if full else cheap + ",spannogram"})
+            winner = (
+                cert.winner
+                if cert.upper_bound <= usp
+                else ("spannogram (d=3)" if b3.value <= b2.value else "spannogram (d=2)")
+            )
+            rows.append(
+                {
+                    "data": name,
+                    "k": k,
+                    **{m: v / lam1 for m, v in vals.items()},
+                    "upper bound (certpca)": u / lam1,
+                    "bound": winner,
+                    "certified (certpca)": best / u,
+                    "upper bound (spannogram)": usp / lam1,
+                    "certified (spannogram)": best / usp,
+                    "bounds": "default (all)" if full else cheap + ",spannogram",
+                }
+            )
             if k == k0:
                 pub = ASTERIS[name][1]
-                res.published.append({
-                    "quantity": f"certified fraction, {name} k = {k} ({ASTERIS[name][2]})",
-                    "published": pct(pub),
-                    "ours": f"{pct(best / u)} (certpca's best bound: {winner}); {pct(best / usp)} from the "
-                            f"spannogram bound alone",
-                    "verdict": "ours higher" if best / u >= pub else "ours lower",
-                    "why": "certpca's bound list (duals, SDP, split) is tighter than the spannogram bound; the "
-                           "spannogram-alone column is the like-for-like comparison"})
-        ax.fill_between(ks, np.maximum.reduce([np.array(v) for v in cur.values()]), ub, color="#bbbbbb",
-                        alpha=0.6, lw=0, label="certified band (certpca)")
+                res.published.append(
+                    {
+                        "quantity": f"certified fraction, {name} k = {k} ({ASTERIS[name][2]})",
+                        "published": pct(pub),
+                        "ours": f"{pct(best / u)} (certpca's best bound: {winner}); {pct(best / usp)} from the "
+                        f"spannogram bound alone",
+                        "verdict": "ours higher" if best / u >= pub else "ours lower",
+                        "why": "certpca's bound list (duals, SDP, split) is tighter than the spannogram bound; the "
+                        "spannogram-alone column is the like-for-like comparison",
+                    }
+                )
+        ax.fill_between(
+            ks,
+            np.maximum.reduce([np.array(v) for v in cur.values()]),
+            ub,
+            color="#bbbbbb",
+            alpha=0.6,
+            lw=0,
+            label="certified band (certpca)",
+        )
         ax.plot(ks, ub_sp, color="black", ls=":", lw=1, label="spannogram bound")
         ax.plot(ks, ub, color="black", ls="--", lw=1, label="certpca bound")
         for i, (m, v) in enumerate(cur.items()):
@@ -82,13 +110,28 @@ def asteris2014_fig4_6(s: Settings) -> Result:
     axes[0][0].legend(fontsize=5.5, loc="lower right")
     fig.tight_layout()
     res.figure = fig
-    res.tables.append(table("band", "Nonnegative sparse PC: normalised variance by method, upper bounds and "
-                             "certified fractions (centred data)", rows,
-                             {c: "fraction" for c in ("EM", "spannogram d=3 ε=0.1 net", "spannogram d=2 exact",
-                                                      "upper bound (certpca)", "upper bound (spannogram)")} |
-                             {"certified (certpca)": "percent", "certified (spannogram)": "percent"}))
-    res.notes.append(f"Grid points use the cheap bounds {cheap} plus the spannogram bounds; the headline k of each "
-                     "data set uses every default bound" + (" (not in --quick)." if s.quick else "."))
+    res.tables.append(
+        table(
+            "band",
+            "Nonnegative sparse PC: normalised variance by method, upper bounds and certified fractions (centred data)",
+            rows,
+            {
+                c: "fraction"
+                for c in (
+                    "EM",
+                    "spannogram d=3 ε=0.1 net",
+                    "spannogram d=2 exact",
+                    "upper bound (certpca)",
+                    "upper bound (spannogram)",
+                )
+            }
+            | {"certified (certpca)": "percent", "certified (spannogram)": "percent"},
+        )
+    )
+    res.notes.append(
+        f"Grid points use the cheap bounds {cheap} plus the spannogram bounds; the headline k of each "
+        "data set uses every default bound" + (" (not in --quick)." if s.quick else ".")
+    )
     return res
 
 

@@ -1,4 +1,5 @@
 """Shared pieces of the experiments: the result record, settings, figure and table helpers."""
+
 from __future__ import annotations
 
 import time
@@ -16,10 +17,10 @@ from certpca.report.tables import Table, fmt
 PAPERS = {
     "sigg2008": "Sigg, C. D. & Buhmann, J. M. (2008). Expectation-maximization for sparse and non-negative PCA. ICML.",
     "asteris2014": "Asteris, M., Papailiopoulos, D. S. & Dimakis, A. G. (2014). Nonnegative sparse PCA with "
-                   "provable guarantees. ICML.",
+    "provable guarantees. ICML.",
     "zass2006": "Zass, R. & Shashua, A. (2006). Nonnegative sparse PCA. NIPS.",
     "journee2008": "Journée, M., Nesterov, Yu., Richtárik, P. & Sepulchre, R. (2008). Generalized power method "
-                   "for sparse PCA (talk slides; JMLR 2010).",
+    "for sparse PCA (talk slides; JMLR 2010).",
 }
 
 
@@ -28,9 +29,9 @@ class Result:
     name: str
     title: str
     paper: str
-    figure: object                      # a matplotlib Figure
+    figure: object  # a matplotlib Figure
     tables: list = field(default_factory=list)
-    published: list = field(default_factory=list)   # dicts: quantity, published, ours, verdict, why
+    published: list = field(default_factory=list)  # dicts: quantity, published, ours, verdict, why
     notes: list = field(default_factory=list)
     seconds: float = 0.0
 
@@ -52,16 +53,26 @@ def figure(ncols=1, w=3.6, h=3.0):
 def table(name, caption, rows, formats=None):
     """A Table whose display strings come from report.tables.fmt (one kind per column)."""
     formats = formats or {}
-    disp = [{c: (v if isinstance(v, str) or c not in formats else fmt(v, formats[c])) for c, v in r.items()}
-            for r in rows]
-    disp = [{c: (fmt(v) if isinstance(v, float) else ("–" if v is None else str(v))) for c, v in r.items()}
-            for r in disp]
+    disp = [
+        {c: (v if isinstance(v, str) or c not in formats else fmt(v, formats[c])) for c, v in r.items()} for r in rows
+    ]
+    disp = [
+        {c: (fmt(v) if isinstance(v, float) else ("–" if v is None else str(v))) for c, v in r.items()} for r in disp
+    ]
     return Table(name, caption, pd.DataFrame(disp), pd.DataFrame(rows))
 
 
 def published_table(res: Result):
-    rows = [{"quantity": p["quantity"], "published": p["published"], "ours": p["ours"],
-             "agrees": p["verdict"], "why / note": p.get("why", "")} for p in res.published]
+    rows = [
+        {
+            "quantity": p["quantity"],
+            "published": p["published"],
+            "ours": p["ours"],
+            "agrees": p["verdict"],
+            "why / note": p.get("why", ""),
+        }
+        for p in res.published
+    ]
     return table("published-vs-ours", f"{res.title}: the paper's numbers and claims beside ours", rows)
 
 
@@ -69,6 +80,7 @@ def sklearn_sparse_pca():
     """scikit-learn's SparsePCA class, or None: scikit-learn is an optional comparison (the bench extra)."""
     try:
         from sklearn.decomposition import SparsePCA  # here: optional, and 1 s to import
+
         return SparsePCA
     except ImportError:
         return None

@@ -3,6 +3,7 @@
 The driver owns what every method shares: starts and restarts, timing,
 variational renormalisation and the choice of the best run.
 """
+
 from __future__ import annotations
 
 import time
@@ -24,7 +25,8 @@ from .renormalize import renormalize
 from .spannogram import Spannogram
 
 REGISTRY: dict[str, Solver] = {
-    s.name: s for s in (EM(), Threshold(), PCA(), GPowerL1(), GPowerL0(), NSPCA(), Spannogram())}
+    s.name: s for s in (EM(), Threshold(), PCA(), GPowerL1(), GPowerL0(), NSPCA(), Spannogram())
+}
 
 
 def get(name: str) -> Solver:
@@ -39,22 +41,35 @@ def check_method(method: str, nonneg: bool, options: dict | None = None) -> Solv
     """The solver for ``method`` after checking it can honour ``nonneg`` and knows ``options``."""
     solver = get(method)
     if nonneg and not solver.nonneg:
-        raise InputError.bad_argument("nonneg", f"cannot be True for method '{method}', which cannot "
-                                                "impose nonnegativity; use nonneg=False or method='em'")
+        raise InputError.bad_argument(
+            "nonneg",
+            f"cannot be True for method '{method}', which cannot impose nonnegativity; use nonneg=False or method='em'",
+        )
     if not nonneg and not solver.signed:
-        raise InputError.bad_argument("nonneg", f"must be True for method '{method}', which finds "
-                                                "nonnegative components only; or use method='em'")
+        raise InputError.bad_argument(
+            "nonneg", f"must be True for method '{method}', which finds nonnegative components only; or use method='em'"
+        )
     unknown = set(options or {}) - set(solver.defaults)
     if unknown:
-        raise InputError(f"method '{method}' has no option {', '.join(sorted(unknown))}; "
-                         f"its options: {', '.join(solver.defaults) or 'none'}")
+        raise InputError(
+            f"method '{method}' has no option {', '.join(sorted(unknown))}; "
+            f"its options: {', '.join(solver.defaults) or 'none'}"
+        )
     return solver
 
 
-def solve(problem: Problem, k: int, *, method: str = "em", nonneg: bool = False,
-          rng: np.random.Generator | int | None = None, restarts: int = 10,
-          renormalize_support: bool = True, starts: list[np.ndarray | None] | None = None,
-          **options) -> Component:
+def solve(
+    problem: Problem,
+    k: int,
+    *,
+    method: str = "em",
+    nonneg: bool = False,
+    rng: np.random.Generator | int | None = None,
+    restarts: int = 10,
+    renormalize_support: bool = True,
+    starts: list[np.ndarray | None] | None = None,
+    **options,
+) -> Component:
     """Best component found by ``method`` over its starts.
 
     ``k`` is the largest cardinality; methods deliver exactly k nonzeros unless the
@@ -83,8 +98,12 @@ def solve(problem: Problem, k: int, *, method: str = "em", nonneg: bool = False,
         n_starts += 1
         iterations += run.iterations
         if not run.converged:
-            warnings.warn(f"{method} did not converge from start {n_starts} in {run.iterations} "
-                          "iterations; raise max_iter or loosen tol", ConvergenceWarning, stacklevel=2)
+            warnings.warn(
+                f"{method} did not converge from start {n_starts} in {run.iterations} "
+                "iterations; raise max_iter or loosen tol",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
         w = run.weights
         if renormalize_support and solver.sparse and run.weights.any():
             w = renormalize(problem, w, run.support, nonneg)
@@ -103,9 +122,9 @@ def solve(problem: Problem, k: int, *, method: str = "em", nonneg: bool = False,
         floor_value, floor_w, floor_name = floor(problem, k, nonneg)
         if floor_value > value:
             value, w = floor_value, floor_w
-            run = Run(floor_w, np.flatnonzero(floor_w))   # the floor's reach is read off its weights
+            run = Run(floor_w, np.flatnonzero(floor_w))  # the floor's reach is read off its weights
             extras["floor"] = f"{method}'s own best ({best[0]:.6g}) was below the {floor_name}"
-            if solver.warm_start:   # the method may still improve on the floor, e.g. grow its support to k
+            if solver.warm_start:  # the method may still improve on the floor, e.g. grow its support to k
                 again = solver.run(problem, k, nonneg, floor_w, **opts)
                 w2 = renormalize(problem, again.weights, again.support, nonneg) if again.weights.any() else w
                 if problem.variance(w2) > value:
@@ -115,13 +134,23 @@ def solve(problem: Problem, k: int, *, method: str = "em", nonneg: bool = False,
     w = fix_sign(w, nonneg)
     status = run_status(problem, w, k, nonneg, run, sparse=solver.sparse)
     if status.reach in (Reach.STOPPED_SHORT, Reach.UNREACHABLE):
-        warnings.warn(f"{method} found only {np.count_nonzero(w)} nonzero loadings for k = {k} "
-                      f"({status.reach.value}: {status.reach_reason}); try more restarts or another method",
-                      stacklevel=2)
+        warnings.warn(
+            f"{method} found only {np.count_nonzero(w)} nonzero loadings for k = {k} "
+            f"({status.reach.value}: {status.reach_reason}); try more restarts or another method",
+            stacklevel=2,
+        )
     return Component(
-        loadings=as_loadings(problem, w), variance=value, method=method, k=k, nonneg=nonneg,
+        loadings=as_loadings(problem, w),
+        variance=value,
+        method=method,
+        k=k,
+        nonneg=nonneg,
         options={**opts, "restarts": restarts, "starts": n_starts, "renormalize": renormalize_support},
-        iterations=iterations, seconds=seconds, extras=extras, status=status)
+        iterations=iterations,
+        seconds=seconds,
+        extras=extras,
+        status=status,
+    )
 
 
 def floor(problem: Problem, k: int, nonneg: bool) -> tuple[float, np.ndarray, str]:
@@ -147,8 +176,7 @@ def floor(problem: Problem, k: int, nonneg: bool) -> tuple[float, np.ndarray, st
     return best
 
 
-def run_status(problem: Problem, w: np.ndarray, k: int, nonneg: bool, run: Run, *,
-               sparse: bool = True) -> Status:
+def run_status(problem: Problem, w: np.ndarray, k: int, nonneg: bool, run: Run, *, sparse: bool = True) -> Status:
     """The Status of final weights w that came from ``run``: the run's own reach when it
     gives one (the method knows e.g. that its parameter map jumps over k), else
     :func:`~certpca.solvers.base.reach_of` of w."""

@@ -12,6 +12,7 @@ factor.  M is A (dense) or Fᵀ (D × r, factor): the change δ of U[s, r] adds
 δ·M[s] to P[r], a rank-one update that costs O(D) or O(r) and never forms AU
 again.
 """
+
 from __future__ import annotations
 
 import math
@@ -50,12 +51,12 @@ def best_nonneg(alpha: float, c2: float, c1: float, current: float) -> float:
     """
     best_u = current
     best_f = quartic(current, alpha, c2, c1)
-    if best_f < 0.0:                                  # f(0) = 0
+    if best_f < 0.0:  # f(0) = 0
         best_u, best_f = 0.0, 0.0
     p = -c2 / alpha
     q = -c1 / alpha
     disc = 0.25 * q * q + p * p * p / 27.0
-    if disc < 0.0:                                    # three real roots (p < 0)
+    if disc < 0.0:  # three real roots (p < 0)
         m = 2.0 * math.sqrt(-p / 3.0)
         arg = 3.0 * q / (p * m)
         arg = max(-1.0, min(arg, 1.0))
@@ -79,8 +80,17 @@ def best_nonneg(alpha: float, c2: float, c1: float, current: float) -> float:
 
 
 @njit(cache=True)
-def sweep(U: np.ndarray, G: np.ndarray, P: np.ndarray, diag: np.ndarray, M: np.ndarray, factor: bool,
-          alpha: float, beta: float, entries: np.ndarray) -> tuple[int, float]:
+def sweep(
+    U: np.ndarray,
+    G: np.ndarray,
+    P: np.ndarray,
+    diag: np.ndarray,
+    M: np.ndarray,
+    factor: bool,
+    alpha: float,
+    beta: float,
+    entries: np.ndarray,
+) -> tuple[int, float]:
     """One pass of Algorithm 1 over ``entries`` (m × 2 rows (s, r)), in that order.
 
     c₁ and c₂ of eq. (4) come from the caches: with g = Σ_{i≠s} A_si U[i,r],
@@ -113,7 +123,7 @@ def sweep(U: np.ndarray, G: np.ndarray, P: np.ndarray, diag: np.ndarray, M: np.n
                 usq = U[s, q]
                 sq += usq * usq
                 cross += usq * G[q, r]
-        cross -= u * sq                         # p_q excludes i = s: subtract U[s,r]·U[s,q]
+        cross -= u * sq  # p_q excludes i = s: subtract U[s,r]·U[s,q]
         c1 = g - alpha * cross - beta
         c2 = a + alpha - alpha * (grr - u * u) - alpha * sq
         new = best_nonneg(alpha, c2, c1, u)

@@ -1,4 +1,5 @@
 """What every solver plugin provides, what one run of it returns, and the rules all share."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ class Run:
     """
 
     weights: np.ndarray
-    support: np.ndarray          # the indices the method chose (may exceed the nonzeros on ties)
+    support: np.ndarray  # the indices the method chose (may exceed the nonzeros on ties)
     iterations: int = 0
     converged: bool = True
     extras: dict = field(default_factory=dict)
@@ -49,32 +50,35 @@ class Solver:
     """
 
     name: ClassVar[str]
-    sparse: ClassVar[bool] = True        # honours a cardinality k < D
-    nonneg: ClassVar[bool] = True        # honours w >= 0
-    signed: ClassVar[bool] = True        # also solves the problem without w >= 0
-    joint: ClassVar[bool] = False        # fits several components at once: implements fit_joint
-    warm_start: ClassVar[bool] = False   # an iterative method that can start from a previous solution
+    sparse: ClassVar[bool] = True  # honours a cardinality k < D
+    nonneg: ClassVar[bool] = True  # honours w >= 0
+    signed: ClassVar[bool] = True  # also solves the problem without w >= 0
+    joint: ClassVar[bool] = False  # fits several components at once: implements fit_joint
+    warm_start: ClassVar[bool] = False  # an iterative method that can start from a previous solution
     defaults: ClassVar[dict] = {}
     reference: ClassVar[str] = ""
 
-    def starts(self, problem: Problem, nonneg: bool, rng: np.random.Generator,
-               restarts: int) -> list[np.ndarray | None]:
+    def starts(
+        self, problem: Problem, nonneg: bool, rng: np.random.Generator, restarts: int
+    ) -> list[np.ndarray | None]:
         """Initial vectors; [None] for a method that needs none."""
         return [None]
 
     def run(self, problem: Problem, k: int, nonneg: bool, start, **options) -> Run:
         raise NotImplementedError
 
-    def fit_joint(self, problem: Problem, k: int, n_components: int, nonneg: bool,
-                  rng: np.random.Generator, **options) -> list[Run]:
+    def fit_joint(
+        self, problem: Problem, k: int, n_components: int, nonneg: bool, rng: np.random.Generator, **options
+    ) -> list[Run]:
         """``n_components`` components fitted at once, k nonzeros each; one Run per component.
 
         Only for solvers with ``joint`` set; the Runs come in the method's own column
         order and carry its reach and convergence status.
         """
         raise InputError.bad_argument(
-            "method", f"'{self.name}' fits one component at a time; a joint fit needs a method "
-                      "that fits several at once")
+            "method",
+            f"'{self.name}' fits one component at a time; a joint fit needs a method that fits several at once",
+        )
 
     def cite(self) -> str:
         return self.reference
@@ -129,8 +133,8 @@ def top_k(values: np.ndarray, k: int) -> tuple[np.ndarray, float]:
     if k >= n:
         return np.arange(n), 0.0
     part = np.argpartition(values, n - k - 1)
-    chosen, below = part[n - k:], float(values[part[n - k - 1]])
-    if values[chosen].min() > below:   # no tie straddles the boundary: the common case
+    chosen, below = part[n - k :], float(values[part[n - k - 1]])
+    if values[chosen].min() > below:  # no tie straddles the boundary: the common case
         return chosen, below
     cand = np.flatnonzero(values >= below)
     order = np.lexsort((cand, -values[cand]))

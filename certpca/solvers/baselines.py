@@ -1,4 +1,5 @@
 """Baselines users compare against: plain PCA and simple thresholding."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -28,8 +29,10 @@ class Threshold(Solver):
     """
 
     name = "threshold"
-    reference = ("Cadima, J. & Jolliffe, I. T. (1995). Loadings and correlations in the "
-                 "interpretation of principal components. Journal of Applied Statistics, 22, 203-214.")
+    reference = (
+        "Cadima, J. & Jolliffe, I. T. (1995). Loadings and correlations in the "
+        "interpretation of principal components. Journal of Applied Statistics, 22, 203-214."
+    )
 
     def starts(self, problem, nonneg, rng, restarts):
         pc = problem.first_pc()

@@ -6,6 +6,7 @@ constraint is met by the ℓ1-constrained M-step of eq. (14), solved exactly by
 Algorithm 2: soft-threshold |w*| at its (K+1)-th largest value, keeping the
 K largest.  Nonnegativity (eq. 17) zeroes the negative entries of w* first.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -47,8 +48,10 @@ class EM(Solver):
     name = "em"
     warm_start = True
     defaults = {"tol": 1e-6, "max_iter": 1000, "stable_support": 2}
-    reference = ("Sigg, C. D. & Buhmann, J. M. (2008). Expectation-maximization for sparse and "
-                 "non-negative PCA. Proceedings of the 25th International Conference on Machine Learning.")
+    reference = (
+        "Sigg, C. D. & Buhmann, J. M. (2008). Expectation-maximization for sparse and "
+        "non-negative PCA. Proceedings of the 25th International Conference on Machine Learning."
+    )
 
     def starts(self, problem, nonneg, rng, restarts):
         """First PC for sparse PCA (Sec. 3.1), plus the k = 1 optimum e_j (j of largest

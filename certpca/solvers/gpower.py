@@ -81,6 +81,7 @@ Block (JMLR 2010, Sec. 3; ℓ1,m and ℓ0,m)
 is the polar factor ``X ← Polar(G)`` of the column-wise gradients G.  See
 :func:`gpower_block`.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -97,9 +98,11 @@ PENALTIES = ("l1", "l0")
 #: the γ search declares a jump in card(γ) once its bracket is narrower than this fraction of hi
 BRACKET_RTOL = 1e-6
 
-REFERENCE = ("Journée, M., Nesterov, Yu., Richtárik, P. & Sepulchre, R. (2010). Generalized power "
-             "method for sparse principal component analysis. Journal of Machine Learning Research, "
-             "11, 517-553.")
+REFERENCE = (
+    "Journée, M., Nesterov, Yu., Richtárik, P. & Sepulchre, R. (2010). Generalized power "
+    "method for sparse principal component analysis. Journal of Machine Learning Research, "
+    "11, 517-553."
+)
 
 
 # ---------------------------------------------------------------- single unit
@@ -134,8 +137,9 @@ def gamma_max(A: np.ndarray, penalty: str) -> float:
     return float(np.sqrt(sq)) if penalty == "l1" else sq
 
 
-def iterate(A: np.ndarray, x: np.ndarray, gamma: float, penalty: str, nonneg: bool,
-            tol: float, max_iter: int) -> tuple[np.ndarray, np.ndarray, int, bool]:
+def iterate(
+    A: np.ndarray, x: np.ndarray, gamma: float, penalty: str, nonneg: bool, tol: float, max_iter: int
+) -> tuple[np.ndarray, np.ndarray, int, bool]:
     """GPower iterations x ← Az(x)/‖Az(x)‖ from a unit x (JMLR 2010 Algorithms 2 and 3).
 
     Returns (x, c = Aᵀx, iterations, converged); the loadings are z(x) = closed_form(c).
@@ -164,7 +168,7 @@ def iterate(A: np.ndarray, x: np.ndarray, gamma: float, penalty: str, nonneg: bo
         if norm == 0 or norm - x @ g <= tol * norm:
             return x, c, it, True
         x = g / norm
-        AS = A[:, S] if 2 * S.size < A.shape[1] else A   # small active set: iterate on A_S
+        AS = A[:, S] if 2 * S.size < A.shape[1] else A  # small active set: iterate on A_S
         if AS is A:
             continue
         while it < max_iter:
@@ -199,7 +203,7 @@ def _proposal(c: np.ndarray, k: int, penalty: str, nonneg: bool) -> float | None
     if k >= s.size:
         return 0.0
     part = np.partition(s, s.size - k - 1)
-    upper, lower = part[s.size - k:].min(), part[s.size - k - 1]
+    upper, lower = part[s.size - k :].min(), part[s.size - k - 1]
     if upper <= lower:  # tie at the k-th score: no γ gives k here
         return None
     if penalty == "l0":
@@ -207,9 +211,19 @@ def _proposal(c: np.ndarray, k: int, penalty: str, nonneg: bool) -> float | None
     return 0.5 * (upper + lower)
 
 
-def gpower_single(problem: Problem, k: int | None, *, penalty: str = "l1", nonneg: bool = False,
-                  gamma: float | None = None, start: np.ndarray | None = None, tol: float = 1e-10,
-                  max_iter: int = 1000, bisection: int = 40, proposals: int = 8) -> Run:
+def gpower_single(
+    problem: Problem,
+    k: int | None,
+    *,
+    penalty: str = "l1",
+    nonneg: bool = False,
+    gamma: float | None = None,
+    start: np.ndarray | None = None,
+    tol: float = 1e-10,
+    max_iter: int = 1000,
+    bisection: int = 40,
+    proposals: int = 8,
+) -> Run:
     """Single-unit GPower (ℓ1 or ℓ0) at a given γ or at the γ found for cardinality k.
 
     Long because the γ search, its warm starts and the exact-k fallback (module notes)
@@ -260,12 +274,12 @@ def gpower_single(problem: Problem, k: int | None, *, penalty: str = "l1", nonne
         raise InputError.bad_argument("k", "is needed when gamma is None: give k or gamma")
     else:
         lo, hi = 0.0, gmax
-        best_above = None          # (card, -γ, x, c, z) with the smallest card >= k
+        best_above = None  # (card, -γ, x, c, z) with the smallest card >= k
         found = None
         c = A.T @ x
         for step in range(bisection):
             proposal = _proposal(c, k, penalty, nonneg) if step < proposals else None
-            if step == 0 and proposal == 0.0:   # k = D: the unpenalised problem
+            if step == 0 and proposal == 0.0:  # k = D: the unpenalised problem
                 g = 0.0
             elif proposal is None or not (lo < proposal < hi):
                 g = 0.5 * (lo + hi)
@@ -282,14 +296,14 @@ def gpower_single(problem: Problem, k: int | None, *, penalty: str = "l1", nonne
                 lo = g
             else:
                 hi = g
-            if card > 0:       # warm start from a nonzero fixed point only
+            if card > 0:  # warm start from a nonzero fixed point only
                 x, c = x_new, c_new
-            if hi - lo <= BRACKET_RTOL * hi:   # a jump in card(γ): stop, truncate below
+            if hi - lo <= BRACKET_RTOL * hi:  # a jump in card(γ): stop, truncate below
                 break
         if found is not None:
             g, x, c, z = found
         else:
-            if best_above is None:   # even the densest γ tried gave < k: try γ = 0
+            if best_above is None:  # even the densest γ tried gave < k: try γ = 0
                 x0, c0, z0, card0 = solve_at(0.0, x)
                 steps.append((0.0, card0))
                 best_above = (card0, 0.0, x0, c0, z0)
@@ -301,11 +315,25 @@ def gpower_single(problem: Problem, k: int | None, *, penalty: str = "l1", nonne
     norm = np.linalg.norm(z)
     w = z / norm if norm > 0 else z
     support = np.flatnonzero(w)
-    extras = {"penalty": penalty, "gamma": g, "gamma_max": gmax, "x": x, "bisection": steps,
-              "truncated": truncated, "short": short}
+    extras = {
+        "penalty": penalty,
+        "gamma": g,
+        "gamma_max": gmax,
+        "x": x,
+        "bisection": steps,
+        "truncated": truncated,
+        "short": short,
+    }
     if gamma is not None and k is not None and support.size < k:
-        return Run(w, support, total_it, converged, extras, reach=Reach.UNREACHABLE,
-                   reach_reason=f"gamma = {g:.6g} is given: it fixes the sparsity, not k")
+        return Run(
+            w,
+            support,
+            total_it,
+            converged,
+            extras,
+            reach=Reach.UNREACHABLE,
+            reach_reason=f"gamma = {g:.6g} is given: it fixes the sparsity, not k",
+        )
     return Run(w, support, total_it, converged, extras)
 
 
@@ -335,7 +363,7 @@ class _GPower(Solver):
         PCA but only 0.988/0.57 for nonnegative PCA; adding the PC1 starts gave 0.999/0.96 and
         0.9995/0.98 (nonneg ℓ1/ℓ0).  ``restarts`` is not used (no random starts)."""
         e = np.zeros(problem.dim)
-        e[int(np.argmax(problem.diag))] = 1.0   # ‖a_i‖² = C_ii
+        e[int(np.argmax(problem.diag))] = 1.0  # ‖a_i‖² = C_ii
         pc = problem.first_pc()
         if not nonneg:
             return [e, pc]
@@ -346,19 +374,39 @@ class _GPower(Solver):
                 out.append(s / np.linalg.norm(s))
         return out
 
-    def run(self, problem, k, nonneg, start, tol=1e-10, max_iter=1000, gamma=None, bisection=40,
-            proposals=8):
-        return gpower_single(problem, k, penalty=self.penalty, nonneg=nonneg, gamma=gamma, start=start,
-                             tol=tol, max_iter=max_iter, bisection=bisection, proposals=proposals)
+    def run(self, problem, k, nonneg, start, tol=1e-10, max_iter=1000, gamma=None, bisection=40, proposals=8):
+        return gpower_single(
+            problem,
+            k,
+            penalty=self.penalty,
+            nonneg=nonneg,
+            gamma=gamma,
+            start=start,
+            tol=tol,
+            max_iter=max_iter,
+            bisection=bisection,
+            proposals=proposals,
+        )
 
-    def fit_joint(self, problem, k, n_components, nonneg, rng, tol=1e-10, max_iter=1000, gamma=None,
-                  bisection=40, proposals=8):
+    def fit_joint(
+        self, problem, k, n_components, nonneg, rng, tol=1e-10, max_iter=1000, gamma=None, bisection=40, proposals=8
+    ):
         """Block GPower ℓ1,m / ℓ0,m (JMLR 2010, Sec. 3) with k nonzeros per column.
 
         Deterministic (``rng`` unused); ``proposals`` applies to the single-unit γ search only.
         """
-        W, info = gpower_block(problem, k, n_components, penalty=self.penalty, gamma=gamma, nonneg=nonneg,
-                               tol=tol, max_iter=max_iter, bisection=bisection, return_info=True)
+        W, info = gpower_block(
+            problem,
+            k,
+            n_components,
+            penalty=self.penalty,
+            gamma=gamma,
+            nonneg=nonneg,
+            tol=tol,
+            max_iter=max_iter,
+            bisection=bisection,
+            return_info=True,
+        )
         runs = []
         for j in range(W.shape[1]):
             w = W[:, j]
@@ -400,8 +448,9 @@ def polar(G: np.ndarray) -> np.ndarray:
     return U @ Vt
 
 
-def _block_closed_form(c: np.ndarray, gamma: np.ndarray, mu: np.ndarray, penalty: str,
-                       nonneg: bool = False) -> np.ndarray:
+def _block_closed_form(
+    c: np.ndarray, gamma: np.ndarray, mu: np.ndarray, penalty: str, nonneg: bool = False
+) -> np.ndarray:
     """Z(X) from c = AᵀX (D × m): ℓ1 z_ij = sign(c_ij)[μ_j|c_ij| − γ_j]₊, ℓ0 z_ij = c_ij where
     (μ_j c_ij)² > γ_j (JMLR 2010 eqs. (16) and (18)); positive parts of c when ``nonneg``."""
     s = scores(c, nonneg) * mu
@@ -427,10 +476,20 @@ def _block_iterate(A, X, gamma, mu, penalty, nonneg, tol, max_iter):
     return X, A.T @ X, max_iter, False
 
 
-def gpower_block(problem: Problem, k: int | Sequence[int] | None, m: int, penalty: str = "l1",
-                 gamma: float | Sequence[float] | None = None, mu: Sequence[float] | None = None, *,
-                 nonneg: bool = False, tol: float = 1e-10, max_iter: int = 1000, bisection: int = 40,
-                 return_info: bool = False):
+def gpower_block(
+    problem: Problem,
+    k: int | Sequence[int] | None,
+    m: int,
+    penalty: str = "l1",
+    gamma: float | Sequence[float] | None = None,
+    mu: Sequence[float] | None = None,
+    *,
+    nonneg: bool = False,
+    tol: float = 1e-10,
+    max_iter: int = 1000,
+    bisection: int = 40,
+    return_info: bool = False,
+):
     """m sparse loading vectors at once: GPower ℓ1,m or ℓ0,m (JMLR 2010, Sec. 3, Alg. 4–5).
 
     Long because the deterministic start, the per-column γ search and the exact-k_j
@@ -474,8 +533,7 @@ def gpower_block(problem: Problem, k: int | Sequence[int] | None, m: int, penalt
     weights = np.ones(m) if mu is None else np.asarray(mu, dtype=float).reshape(m)
     if np.any(weights <= 0):
         raise InputError.bad_argument("mu", f"must be positive, got {weights.tolist()}")
-    ks = None if k is None else np.array([check_cardinality(kj, D, "k")
-                                          for kj in np.broadcast_to(np.asarray(k), (m,))])
+    ks = None if k is None else np.array([check_cardinality(kj, D, "k") for kj in np.broadcast_to(np.asarray(k), (m,))])
     gmax = gamma_max(A, penalty) * (weights if penalty == "l1" else weights * weights)
 
     # deterministic start: a_{i*} then the dominant left singular directions
@@ -483,10 +541,11 @@ def gpower_block(problem: Problem, k: int | Sequence[int] | None, m: int, penalt
     U = np.linalg.svd(A @ A.T)[0] if r <= D else np.linalg.svd(A, full_matrices=False)[0]
     Q, _ = np.linalg.qr(np.column_stack([A[:, int(np.argmax(norms))], U[:, :m]]))
     X = Q[:, :m]
-    if nonneg:   # per column, the sign whose positive part of Aᵀx_j is larger
+    if nonneg:  # per column, the sign whose positive part of Aᵀx_j is larger
         c0 = A.T @ X
-        X = X * np.where(np.linalg.norm(np.maximum(c0, 0), axis=0)
-                         >= np.linalg.norm(np.maximum(-c0, 0), axis=0), 1.0, -1.0)
+        X = X * np.where(
+            np.linalg.norm(np.maximum(c0, 0), axis=0) >= np.linalg.norm(np.maximum(-c0, 0), axis=0), 1.0, -1.0
+        )
 
     total_it, converged = 0, True
     steps = []
@@ -533,16 +592,16 @@ def gpower_block(problem: Problem, k: int | Sequence[int] | None, m: int, penalt
                 gj = 0.5 * (upper + lower)
                 gj = gj if penalty == "l1" else gj * gj
                 col = np.zeros(D)
-                col[keep] = _block_closed_form(c[keep, j:j + 1], np.array([gj]), weights[j:j + 1], penalty,
-                                               nonneg)[:, 0]
+                col[keep] = _block_closed_form(c[keep, j : j + 1], np.array([gj]), weights[j : j + 1], penalty, nonneg)[
+                    :, 0
+                ]
                 if upper <= lower or np.count_nonzero(col) < ks[j]:  # ties: keep the top k as they are
                     col[keep] = np.maximum(c[keep, j], 0.0) if nonneg else c[keep, j]
                 Z[:, j] = col
     nrm = np.linalg.norm(Z, axis=0)
     W = np.divide(Z, nrm, out=np.zeros_like(Z), where=nrm > 0)
     if return_info:
-        return W, {"gamma": g.tolist(), "X": X, "iterations": total_it, "converged": converged,
-                   "bisection": steps}
+        return W, {"gamma": g.tolist(), "X": X, "iterations": total_it, "converged": converged, "bisection": steps}
     return W
 
 

@@ -34,6 +34,7 @@ entries only (the active set, as in coordinate descent for the lasso): the
 fixed points are those of full sweeps, since a fit stops only after a full
 sweep that raises F by at most ``tol``.
 """
+
 from __future__ import annotations
 
 import time
@@ -54,6 +55,7 @@ def _kernel() -> ModuleType:
     Imported here, not at the top: numba loads in ~0.2 s, paid only by NSPCA fits.
     """
     from . import _nspca_kernel  # late: numba loads only for NSPCA fits (see docstring)
+
     return _nspca_kernel
 
 
@@ -88,16 +90,15 @@ class _State:
 
     def __init__(self, problem: Problem, U: np.ndarray):
         self.problem = problem
-        self.U = np.array(U, dtype=float, order="C")       # D × L
+        self.U = np.array(U, dtype=float, order="C")  # D × L
         self.diag = np.ascontiguousarray(problem.diag, dtype=float)
         self.factor = problem.uses_factor
         if self.factor:
-            self.M = np.ascontiguousarray(problem.factor().T)   # D × r: row s is F[:, s]
+            self.M = np.ascontiguousarray(problem.factor().T)  # D × r: row s is F[:, s]
         else:
-            self.M = problem.dense()                            # D × D: only when D ≤ N
+            self.M = problem.dense()  # D × D: only when D ≤ N
         D, L = self.U.shape
-        self.all_entries = np.ascontiguousarray(
-            np.column_stack([np.tile(np.arange(D), L), np.repeat(np.arange(L), D)]))
+        self.all_entries = np.ascontiguousarray(np.column_stack([np.tile(np.arange(D), L), np.repeat(np.arange(L), D)]))
         self.refresh()
 
     def refresh(self) -> None:
@@ -105,9 +106,9 @@ class _State:
         U = self.U
         self.G = np.ascontiguousarray(U.T @ U)
         if self.factor:
-            self.P = np.ascontiguousarray(U.T @ self.M)           # L × r: rows (FU)[:, r]ᵀ
+            self.P = np.ascontiguousarray(U.T @ self.M)  # L × r: rows (FU)[:, r]ᵀ
         else:
-            self.P = np.ascontiguousarray((self.M @ U).T)         # L × D: rows (AU)[:, r]ᵀ
+            self.P = np.ascontiguousarray((self.M @ U).T)  # L × D: rows (AU)[:, r]ᵀ
 
     def support(self) -> np.ndarray:
         """The nonzero entries (s, r), column by column, as the sweep takes them."""
@@ -121,8 +122,11 @@ class _State:
 
     def objective(self, alpha: float, beta: float) -> float:
         L = self.U.shape[1]
-        return (0.5 * self.variance_sum() - 0.25 * alpha * float(np.sum((np.eye(L) - self.G) ** 2))
-                - beta * float(self.U.sum()))
+        return (
+            0.5 * self.variance_sum()
+            - 0.25 * alpha * float(np.sum((np.eye(L) - self.G) ** 2))
+            - beta * float(self.U.sum())
+        )
 
     def sweep(self, alpha: float, beta: float, entries: np.ndarray | None = None) -> tuple[int, float]:
         """One pass of Algorithm 1 over ``entries`` (default all, column by column).
@@ -130,8 +134,9 @@ class _State:
         Returns the number of entries changed and the rise of eq. (3).
         """
         entries = self.all_entries if entries is None else entries
-        changed, gain = _kernel().sweep(self.U, self.G, self.P, self.diag, self.M, self.factor,
-                                        float(alpha), float(beta), entries)
+        changed, gain = _kernel().sweep(
+            self.U, self.G, self.P, self.diag, self.M, self.factor, float(alpha), float(beta), entries
+        )
         return int(changed), float(gain)
 
 
@@ -159,10 +164,18 @@ def random_start(problem: Problem, n_components: int, rng: np.random.Generator) 
     return U / np.linalg.norm(U, axis=0)
 
 
-def nspca(problem: Problem, n_components: int = 1, alpha: float | None = None, beta: float = 0.0,
-          rng: np.random.Generator | None = None, max_iter: int = 1000, tol: float = 1e-9,
-          init: np.ndarray | None = None, trace: bool = False, active: bool = True
-          ) -> tuple[np.ndarray, dict]:
+def nspca(
+    problem: Problem,
+    n_components: int = 1,
+    alpha: float | None = None,
+    beta: float = 0.0,
+    rng: np.random.Generator | None = None,
+    max_iter: int = 1000,
+    tol: float = 1e-9,
+    init: np.ndarray | None = None,
+    trace: bool = False,
+    active: bool = True,
+) -> tuple[np.ndarray, dict]:
     """Zass & Shashua's Algorithm 1: coordinate ascent on eq. (3) for L = ``n_components`` jointly.
 
     Over 80 lines because the full/active-set sweep alternation and its stopping
@@ -230,7 +243,7 @@ def nspca(problem: Problem, n_components: int = 1, alpha: float | None = None, b
         support = st.support()
         if not active or len(support) == len(st.all_entries):
             continue
-        while sweeps < max_iter:       # the active set: the nonzero entries until they stall
+        while sweeps < max_iter:  # the active set: the nonzero entries until they stall
             changed, gain = st.sweep(alpha, beta, support)
             sweeps += 1
             f_old += gain
@@ -238,9 +251,16 @@ def nspca(problem: Problem, n_components: int = 1, alpha: float | None = None, b
                 history.append(st.objective(alpha, beta))
             if changed == 0 or gain <= tol * max(1.0, abs(f_old)):
                 break
-    info: dict = {"objective": f_old, "sweeps": sweeps, "full_sweeps": full_sweeps, "converged": converged,
-            "cardinality": int(np.count_nonzero(st.U)), "alpha": alpha, "beta": float(beta),
-            "seconds": time.perf_counter() - t0}
+    info: dict = {
+        "objective": f_old,
+        "sweeps": sweeps,
+        "full_sweeps": full_sweeps,
+        "converged": converged,
+        "cardinality": int(np.count_nonzero(st.U)),
+        "alpha": alpha,
+        "beta": float(beta),
+        "seconds": time.perf_counter() - t0,
+    }
     if trace:
         info["objectives"] = history
     return st.U, info
@@ -263,9 +283,9 @@ class CardinalitySearch:
     rng: np.random.Generator | None = None
     max_iter: int = 1000
     tol: float = 1e-9
-    rel_length: float = 1e-5        # stop when (hi − lo)/hi < rel_length
-    warm: bool = True               # start each β from the U at the bracket's dense end
-    evaluations: dict = field(default_factory=dict)   # β -> (cardinality, U, info)
+    rel_length: float = 1e-5  # stop when (hi − lo)/hi < rel_length
+    warm: bool = True  # start each β from the U at the bracket's dense end
+    evaluations: dict = field(default_factory=dict)  # β -> (cardinality, U, info)
 
     def __post_init__(self):
         if self.alpha is None:
@@ -281,8 +301,9 @@ class CardinalitySearch:
             init = self.init
             if self.warm and start is not None and start in self.evaluations:
                 init = self.evaluations[start][1]
-            U, info = nspca(self.problem, self.n_components, self.alpha, beta, max_iter=self.max_iter,
-                            tol=self.tol, init=init)
+            U, info = nspca(
+                self.problem, self.n_components, self.alpha, beta, max_iter=self.max_iter, tol=self.tol, init=init
+            )
             self.evaluations[beta] = (info["cardinality"], U, info)
         return self.evaluations[beta]
 
@@ -317,7 +338,7 @@ class CardinalitySearch:
             c = self.at(hi, lo)[0]
             if c == k:
                 return hi, hi
-            while c < k:               # the guess overshot: halve towards lo
+            while c < k:  # the guess overshot: halve towards lo
                 probe = 0.5 * hi
                 if probe <= lo * (1.0 + self.rel_length):
                     return lo, hi
@@ -361,7 +382,7 @@ class CardinalitySearch:
         if exact:
             beta = min(exact)
             reached = True
-        else:   # densest feasible (nnz ≤ k) evaluation, preferring the smaller β on ties
+        else:  # densest feasible (nnz ≤ k) evaluation, preferring the smaller β on ties
             feas = [(c, -b) for b, (c, _, _) in self.evaluations.items() if c <= k]
             c, nb = max(feas) if feas else (0, 0.0)
             beta = -nb
@@ -369,16 +390,30 @@ class CardinalitySearch:
         _, U, info = self.evaluations[beta] if beta in self.evaluations else self.at(beta)
         near_below = max((c for c, _, _ in self.evaluations.values() if c < k), default=None)
         near_above = min((c for c, _, _ in self.evaluations.values() if c > k), default=None)
-        return U, {**info, "target": k, "reached": reached, "beta": beta,
-                   "evaluations": len(self.evaluations) - n0,
-                   "nearest_below": near_below, "nearest_above": near_above,
-                   "search_seconds": time.perf_counter() - t0}
+        return U, {
+            **info,
+            "target": k,
+            "reached": reached,
+            "beta": beta,
+            "evaluations": len(self.evaluations) - n0,
+            "nearest_below": near_below,
+            "nearest_above": near_above,
+            "search_seconds": time.perf_counter() - t0,
+        }
 
 
-def nspca_at_cardinality(problem: Problem, k_total, n_components: int = 1, alpha: float | None = None,
-                         rng: np.random.Generator | None = None, init: np.ndarray | None = None,
-                         max_iter: int = 1000, tol: float = 1e-9, rel_length: float = 1e-5,
-                         warm: bool = True):
+def nspca_at_cardinality(
+    problem: Problem,
+    k_total,
+    n_components: int = 1,
+    alpha: float | None = None,
+    rng: np.random.Generator | None = None,
+    init: np.ndarray | None = None,
+    max_iter: int = 1000,
+    tol: float = 1e-9,
+    rel_length: float = 1e-5,
+    warm: bool = True,
+):
     """NSPCA with β bisected until U has ``k_total`` nonzeros (over all L columns).
 
     ``k_total`` may be an int (returns ``(U, info)``) or a sequence of targets
@@ -428,44 +463,84 @@ class NSPCA(Solver):
     joint = True
     warm_start = True
     defaults = {"alpha": None, "max_iter": 1000, "tol": 1e-9, "rel_length": 1e-5, "warm": True}
-    reference = ("Zass, R. & Shashua, A. (2006). Nonnegative sparse PCA. Advances in Neural "
-                 "Information Processing Systems 19.")
+    reference = (
+        "Zass, R. & Shashua, A. (2006). Nonnegative sparse PCA. Advances in Neural Information Processing Systems 19."
+    )
 
     def starts(self, problem, nonneg, rng, restarts):
         return [random_start(problem, 1, rng)[:, 0] for _ in range(max(1, restarts))]
 
-    def run(self, problem, k, nonneg, start, alpha=None, max_iter=1000, tol=1e-9, rel_length=1e-5,
-            warm=True):
+    def run(self, problem, k, nonneg, start, alpha=None, max_iter=1000, tol=1e-9, rel_length=1e-5, warm=True):
         if start is None:
             start = random_start(problem, 1, np.random.default_rng(0))[:, 0]
-        U, info = nspca_at_cardinality(problem, int(k), 1, alpha, init=np.asarray(start, float),
-                                       max_iter=max_iter, tol=tol, rel_length=rel_length, warm=warm)
+        U, info = nspca_at_cardinality(
+            problem,
+            int(k),
+            1,
+            alpha,
+            init=np.asarray(start, float),
+            max_iter=max_iter,
+            tol=tol,
+            rel_length=rel_length,
+            warm=warm,
+        )
         u = U[:, 0]
         norm = np.linalg.norm(u)
         w = u / norm if norm > 0 else u
-        extras = {key: info[key] for key in ("alpha", "beta", "reached", "cardinality", "evaluations",
-                                             "nearest_below", "nearest_above", "objective")}
+        extras = {
+            key: info[key]
+            for key in (
+                "alpha",
+                "beta",
+                "reached",
+                "cardinality",
+                "evaluations",
+                "nearest_below",
+                "nearest_above",
+                "objective",
+            )
+        }
         extras["norm"] = float(norm)
-        return Run(w, np.flatnonzero(w), info["sweeps"], bool(info["converged"]), extras,
-                   **_reach(info, k))
+        return Run(w, np.flatnonzero(w), info["sweeps"], bool(info["converged"]), extras, **_reach(info, k))
 
-    def fit_joint(self, problem, k, n_components, nonneg, rng, alpha=None, max_iter=1000, tol=1e-9,
-                  rel_length=1e-5, warm=True):
+    def fit_joint(
+        self, problem, k, n_components, nonneg, rng, alpha=None, max_iter=1000, tol=1e-9, rel_length=1e-5, warm=True
+    ):
         """L = ``n_components`` columns of eq. (3) at once, with k·L nonzeros over all of them:
         the sparsity penalty β is shared, so single columns may hold more or fewer than k."""
-        U, info = nspca_at_cardinality(problem, k * n_components, n_components, alpha, rng=rng,
-                                       max_iter=max_iter, tol=tol, rel_length=rel_length, warm=warm)
+        U, info = nspca_at_cardinality(
+            problem,
+            k * n_components,
+            n_components,
+            alpha,
+            rng=rng,
+            max_iter=max_iter,
+            tol=tol,
+            rel_length=rel_length,
+            warm=warm,
+        )
         norms = np.linalg.norm(U, axis=0)
         W = U / np.where(norms > 0, norms, 1.0)
         extras = {key: info.get(key) for key in ("alpha", "beta", "reached", "cardinality")}
-        return [Run(W[:, j], np.flatnonzero(W[:, j]), info["sweeps"], bool(info["converged"]), dict(extras),
-                    **_reach(info, k * n_components)) for j in range(n_components)]
+        return [
+            Run(
+                W[:, j],
+                np.flatnonzero(W[:, j]),
+                info["sweeps"],
+                bool(info["converged"]),
+                dict(extras),
+                **_reach(info, k * n_components),
+            )
+            for j in range(n_components)
+        ]
 
 
 def _reach(info: dict, k_total: int) -> dict:
     """Run's reach fields from the β search's ``info``: the total cardinality k_total reached or not."""
     if info["reached"]:
         return {"reach": Reach.REACHED}
-    return {"reach": Reach.UNREACHABLE,
-            "reach_reason": f"the map beta -> nonzeros jumps over {k_total} (nearest below: "
-                            f"{info.get('nearest_below')}, above: {info.get('nearest_above')})"}
+    return {
+        "reach": Reach.UNREACHABLE,
+        "reach_reason": f"the map beta -> nonzeros jumps over {k_total} (nearest below: "
+        f"{info.get('nearest_below')}, above: {info.get('nearest_above')})",
+    }

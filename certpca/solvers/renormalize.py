@@ -8,6 +8,7 @@ current vector, which never lower wᵀCw: for convex f(w) = wᵀCw,
 f(w⁺) ≥ f(w) + ∇f(w)ᵀ(w⁺ − w) ≥ f(w) because w⁺ maximises the linear term
 ∇f(w)ᵀ· over unit nonnegative vectors on S.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -18,8 +19,9 @@ from ..problem import Problem
 from .base import fix_sign
 
 
-def renormalize(problem: Problem, w: np.ndarray, support: np.ndarray, nonneg: bool,
-                *, tol: float = 1e-12, max_iter: int = 10_000) -> np.ndarray:
+def renormalize(
+    problem: Problem, w: np.ndarray, support: np.ndarray, nonneg: bool, *, tol: float = 1e-12, max_iter: int = 10_000
+) -> np.ndarray:
     """Best unit vector on ``support`` (at least as good as ``w``), zero elsewhere."""
     support = np.sort(np.asarray(support, dtype=np.intp))
     if support.size == 0:

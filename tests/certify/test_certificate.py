@@ -36,8 +36,19 @@ def test_fields_and_gap_arithmetic(prob):
     assert c.upper_bound >= opt >= c.value
     d = c.to_dict()
     json.dumps(d)
-    assert {"value", "lower_bound", "upper_bound", "winner", "bounds", "certified_fraction",
-            "gap", "optimal", "tol", "k", "nonneg"} <= set(d)
+    assert {
+        "value",
+        "lower_bound",
+        "upper_bound",
+        "winner",
+        "bounds",
+        "certified_fraction",
+        "gap",
+        "optimal",
+        "tol",
+        "k",
+        "nonneg",
+    } <= set(d)
     assert isinstance(d["upper_bound"], float) and isinstance(d["bounds"][0]["value"], float)
     assert "Certificate" in str(c)
 
@@ -47,11 +58,9 @@ def test_optimal_flag(prob):
     opt, wopt = brute_force(C, 4)
     c = certify_vector(P, wopt, 4, bounds=["exact"])
     assert c.optimal and c.relative_gap <= 1e-6
-    c2 = Certificate(value=1.0, lower_bound=1.0, upper_bound=1.1, winner="x", bounds=[], k=1,
-                     nonneg=False, tol=0.05)
+    c2 = Certificate(value=1.0, lower_bound=1.0, upper_bound=1.1, winner="x", bounds=[], k=1, nonneg=False, tol=0.05)
     assert not c2.optimal
-    c3 = Certificate(value=1.0, lower_bound=1.0, upper_bound=1.1, winner="x", bounds=[], k=1,
-                     nonneg=False, tol=0.1)
+    c3 = Certificate(value=1.0, lower_bound=1.0, upper_bound=1.1, winner="x", bounds=[], k=1, nonneg=False, tol=0.1)
     assert c3.optimal
 
 
@@ -85,14 +94,17 @@ def test_nonneg_only_bounds_skipped_for_sparse(prob):
     assert "perron" in c.skipped
 
 
-@pytest.mark.parametrize("w,k,nonneg,msg", [
-    (np.zeros(10), 3, False, "zero"),
-    (np.ones(10), 3, False, "nonzeros"),
-    (np.r_[1.0, -1.0, np.zeros(8)], 3, True, "negative"),
-    (np.ones(9), 9, False, "length"),
-    (np.r_[np.nan, np.zeros(9)], 3, False, "finite"),
-    (np.r_[1.0, np.zeros(9)], 0, False, "k"),
-])
+@pytest.mark.parametrize(
+    "w,k,nonneg,msg",
+    [
+        (np.zeros(10), 3, False, "zero"),
+        (np.ones(10), 3, False, "nonzeros"),
+        (np.r_[1.0, -1.0, np.zeros(8)], 3, True, "negative"),
+        (np.ones(9), 9, False, "length"),
+        (np.r_[np.nan, np.zeros(9)], 3, False, "finite"),
+        (np.r_[1.0, np.zeros(9)], 0, False, "k"),
+    ],
+)
 def test_bad_vectors_raise_input_error(prob, w, k, nonneg, msg):
     P, _ = prob
     with pytest.raises(InputError, match=msg):

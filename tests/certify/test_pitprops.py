@@ -1,4 +1,5 @@
 """Pit props (Jeffers 1967): the published sparse PCA path and the nonnegative k = 10 optimum."""
+
 from pathlib import Path
 
 import numpy as np
@@ -12,8 +13,7 @@ from certpca.problem import Problem
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "pitprops.csv"
 # Berk & Bertsimas (2019), optimal first sparse PC, k = 1..13
-BERK_BERTSIMAS = [1.000, 1.954, 2.475, 2.937, 3.406, 3.771, 3.996, 4.069, 4.139, 4.173,
-                  4.208, 4.218, 4.219]
+BERK_BERTSIMAS = [1.000, 1.954, 2.475, 2.937, 3.406, 3.771, 3.996, 4.069, 4.139, 4.173, 4.208, 4.218, 4.219]
 OPT_NONNEG_10 = 4.14411
 
 

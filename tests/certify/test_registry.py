@@ -1,4 +1,5 @@
 """The registry is the one vocabulary of bounds; bound functions validate k; truncation is never exact."""
+
 import numpy as np
 import pytest
 
@@ -26,7 +27,7 @@ def test_every_bound_returns_its_registry_name_and_a_valid_value():
 
 def test_specs_declare_cost_description_and_citation():
     costs = [s.cost for s in REGISTRY.values()]
-    assert costs == sorted(costs)           # the registry lists bounds cheapest first
+    assert costs == sorted(costs)  # the registry lists bounds cheapest first
     for name, spec in REGISTRY.items():
         assert spec.name == name and spec.description and spec.cite() == spec.reference
     assert "Asteris" in REGISTRY["spannogram"].cite()
@@ -44,8 +45,9 @@ def test_certificate_keys_are_registry_names():
     assert c.winner in REGISTRY
 
 
-@pytest.mark.parametrize("name", ["trace", "lambda1", "gershgorin", "dabe", "pattern", "dspca",
-                                  "spannogram", "split", "exact"])
+@pytest.mark.parametrize(
+    "name", ["trace", "lambda1", "gershgorin", "dabe", "pattern", "dspca", "spannogram", "split", "exact"]
+)
 def test_k_above_dimension_is_an_error_not_clipped(name):
     P = Problem.from_covariance(random_psd(np.random.default_rng(6), 5, "wishart"))
     with pytest.raises(InputError, match=r"^k is out of range: got 6; choose a value from 1 to 5"):

@@ -4,6 +4,7 @@ Bounds are computed on C rescaled by a power of two (exact in floating point)
 and mapped back, so scaling C by 2^j scales every bound by exactly 2^j, and a
 decimal scaling by the same factor up to rounding of the input.
 """
+
 import json
 
 import numpy as np
@@ -35,7 +36,7 @@ def test_dense_scale_sweep_finite_valid_equivariant(nonneg):
         json.dumps(c.to_dict(), allow_nan=False)
         ratio = c.upper_bound / s
         ref = ratio if ref is None else ref
-        assert ratio == pytest.approx(ref, rel=1e-6), s   # equivariant up to the input's rounding
+        assert ratio == pytest.approx(ref, rel=1e-6), s  # equivariant up to the input's rounding
         assert c.certified_fraction == pytest.approx(opt0 / ref, rel=1e-6)
 
 
@@ -71,8 +72,7 @@ def test_factor_scale_sweep_is_valid():
 
 
 def test_optimal_requires_finite_bounds():
-    c = Certificate(value=np.inf, lower_bound=np.inf, upper_bound=np.inf, winner="x", bounds=[], k=1,
-                    nonneg=False)
+    c = Certificate(value=np.inf, lower_bound=np.inf, upper_bound=np.inf, winner="x", bounds=[], k=1, nonneg=False)
     assert not c.optimal
     c = Certificate(value=1.0, lower_bound=1.0, upper_bound=np.nan, winner="x", bounds=[], k=1, nonneg=False)
     assert not c.optimal
@@ -91,9 +91,11 @@ def test_non_finite_bound_is_skipped_with_its_reason(monkeypatch):
         return Bound(float("nan"), "trace")
 
     spec = registry.REGISTRY["trace"]
-    monkeypatch.setitem(registry.REGISTRY, "trace", BoundSpec("trace", broken, spec.cost,
-                                                              description=spec.description,
-                                                              reference=spec.reference))
+    monkeypatch.setitem(
+        registry.REGISTRY,
+        "trace",
+        BoundSpec("trace", broken, spec.cost, description=spec.description, reference=spec.reference),
+    )
     C = random_psd(np.random.default_rng(8), 7, "wishart")
     opt, w = brute_force(C, 2)
     c = certify_vector(Problem.from_covariance(C), w, 2, bounds="trace,lambda1")

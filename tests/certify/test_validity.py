@@ -1,4 +1,5 @@
 """Every bound ≥ the brute-force optimum; exact search equals it (tests/brute.py is the truth)."""
+
 from collections import defaultdict
 
 import numpy as np
@@ -26,9 +27,19 @@ from certpca.problem import Problem
 from tests.brute import brute_force, random_psd
 
 FAMILIES = ["wishart", "spiked", "lowrank", "posfactor"]
-CHEAP = [lambda1_bound, trace_bound, gershgorin_bound, perron_bound, dabe_bound,
-         dspca_dual_bound, dnn_dual_bound, pattern_bound, spannogram_bound, split_bound,
-         threshold_bound]
+CHEAP = [
+    lambda1_bound,
+    trace_bound,
+    gershgorin_bound,
+    perron_bound,
+    dabe_bound,
+    dspca_dual_bound,
+    dnn_dual_bound,
+    pattern_bound,
+    spannogram_bound,
+    split_bound,
+    threshold_bound,
+]
 
 
 def _instances(n, seed):
@@ -104,8 +115,10 @@ def test_relaxations_on_random_subset(chunk):
             bn = dnn_sdp_bound(P, k, nonneg)
             assert bn.value >= opt, (fam, D, k, opt, bn.value, bn.params)
             dnn_ratios.append(bn.value / opt)
-    print(f"\nDSPCA SDP mean UB/OPT {np.mean(sdp_ratios):.4f} (n={len(sdp_ratios)}); "
-          f"DNN SDP {np.mean(dnn_ratios) if dnn_ratios else float('nan'):.4f} (n={len(dnn_ratios)})")
+    print(
+        f"\nDSPCA SDP mean UB/OPT {np.mean(sdp_ratios):.4f} (n={len(sdp_ratios)}); "
+        f"DNN SDP {np.mean(dnn_ratios) if dnn_ratios else float('nan'):.4f} (n={len(dnn_ratios)})"
+    )
     assert np.mean(sdp_ratios) < 1.15
     if dnn_ratios:
         assert np.mean(dnn_ratios) < 1.10

@@ -5,6 +5,7 @@ here they meet the problems where they are most likely to be wrong: signed and
 nonnegative, factor (N < D) and dense paths, sparse pair lists with a cut τ > 0
 (so that the grid starts above zero), many components, and indefinite input.
 """
+
 import numpy as np
 import pytest
 
@@ -75,7 +76,7 @@ def test_pairs_are_complete_above_the_cut_and_match_dense():
         expect = set(zip(*[a[key[iu] > tau + 1e-12] for a in iu]))
         got = set(zip(i.tolist(), j.tolist()))
         assert expect <= got
-        assert np.all(np.diff(v if nonneg else np.abs(v)) <= 0)   # sorted by decreasing key
+        assert np.all(np.diff(v if nonneg else np.abs(v)) <= 0)  # sorted by decreasing key
         assert np.max(np.abs(C[i, j] - v)) <= err
         assert tau > 0
 
@@ -85,10 +86,12 @@ def test_threshold_beats_dspca_dual_on_block_structure():
     rng = np.random.default_rng(4)
     D = 40
     z = rng.standard_normal((30, 2))
-    X = np.concatenate([z[:, :1] + 0.3 * rng.standard_normal((30, 20)),
-                        z[:, 1:] + 0.3 * rng.standard_normal((30, 20))], axis=1)
+    X = np.concatenate(
+        [z[:, :1] + 0.3 * rng.standard_normal((30, 20)), z[:, 1:] + 0.3 * rng.standard_normal((30, 20))], axis=1
+    )
     P = Problem.from_data(X - X.mean(axis=0))
     from certpca.certify import dspca_dual_bound
+
     a = threshold_bound(P, 10, False).value
     b = dspca_dual_bound(P, 10, False).value
     opt_lower = max(np.linalg.eigvalsh(P.dense()[np.ix_(s, s)])[-1] for s in (range(10), range(20, 30)))
@@ -109,6 +112,7 @@ def test_sample_space_sdp_is_never_below_brute_force():
 def test_sample_space_sdp_improves_on_its_starting_point():
     """The Frank–Wolfe dual points must beat the fallback Y_i = (B_i)₊ of the dabe bound's family."""
     from certpca.certify import dabe_bound
+
     rng = np.random.default_rng(8)
     X = rng.standard_normal((12, 80)) * rng.uniform(0.2, 2, 80)
     X[:, :10] += 2 * rng.standard_normal((12, 1))
@@ -119,6 +123,7 @@ def test_sample_space_sdp_improves_on_its_starting_point():
 def test_default_certificate_uses_the_wide_data_families():
     """Without a bound list, a wide problem gets threshold and dabe_sdp, named in one vocabulary."""
     from certpca.certify import REGISTRY, certify_vector, default_bounds
+
     rng = np.random.default_rng(12)
     X = rng.standard_normal((10, 300)) * rng.uniform(0.5, 2, 300)
     X[:, :20] += 3 * rng.standard_normal((10, 1))
@@ -135,10 +140,11 @@ def test_default_certificate_uses_the_wide_data_families():
         assert got | set(d["skipped"]) <= set(REGISTRY) and d["winner"] in got
         assert {"threshold", "dabe_sdp"} <= got | set(d["skipped"])
         costs = [REGISTRY[b.name].cost for b in c.bounds]
-        assert costs == sorted(costs)              # cheapest first
+        assert costs == sorted(costs)  # cheapest first
 
 
 def test_dense_small_problems_leave_the_sample_sdp_to_cvxpy():
     from certpca.certify import default_bounds
+
     P = Problem.from_covariance(random_psd(np.random.default_rng(1), 30, "wishart"))
     assert "dabe_sdp" not in default_bounds(P, False) and "threshold" in default_bounds(P, False)

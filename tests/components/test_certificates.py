@@ -1,4 +1,5 @@
 """Certificates of later components against brute force on the problem each one solved."""
+
 import numpy as np
 import pytest
 
@@ -31,8 +32,8 @@ def test_projection_components_are_certified_on_the_deflated_covariance(nonneg, 
         w = W[:, j] / np.linalg.norm(W[:, j])
         opt = brute_force(Cj, 3, nonneg=nonneg)[0]
         assert cert.value == pytest.approx(w @ Cj @ w, rel=1e-12)
-        assert cert.upper_bound >= opt * (1 - 1e-12)          # a valid bound on the deflated problem
-        assert cert.optimal == (opt - cert.value <= 1e-6 * cert.upper_bound)   # exact runs at D = 9
+        assert cert.upper_bound >= opt * (1 - 1e-12)  # a valid bound on the deflated problem
+        assert cert.optimal == (opt - cert.value <= 1e-6 * cert.upper_bound)  # exact runs at D = 9
 
 
 def test_disjoint_components_are_certified_on_the_unused_features():
@@ -44,6 +45,6 @@ def test_disjoint_components_are_certified_on_the_unused_features():
     for comp, cert in zip(fit.components, certs):
         free = [i for i in range(10) if i not in used]
         opt = brute_force(C[np.ix_(free, free)], 3, nonneg=True)[0]
-        assert cert.value == pytest.approx(comp.variance, rel=1e-12)   # no deflation: the variance on C
+        assert cert.value == pytest.approx(comp.variance, rel=1e-12)  # no deflation: the variance on C
         assert cert.upper_bound >= opt * (1 - 1e-12) and cert.optimal == (opt - cert.value <= 1e-6 * opt)
         used += list(np.flatnonzero(comp.weights))

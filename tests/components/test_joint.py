@@ -1,4 +1,5 @@
 """Joint fits through Solver.fit_joint, against planted components with disjoint supports."""
+
 import warnings
 
 import numpy as np
@@ -18,24 +19,23 @@ def _planted(rng, D=24, k=4, L=3, nonneg=False):
     U = np.zeros((D, L))
     for j in range(L):
         vals = np.abs(rng.normal(1.0, 0.1, k)) * (1 if nonneg else rng.choice([-1, 1], k))
-        U[perm[j * k:(j + 1) * k], j] = vals / np.linalg.norm(vals)
+        U[perm[j * k : (j + 1) * k], j] = vals / np.linalg.norm(vals)
     return U, U @ np.diag([10.0, 6.0, 3.0][:L]) @ U.T + 0.01 * np.eye(D)
 
 
 @pytest.mark.parametrize("method, nonneg", [("gpower-l1", False), ("gpower-l0", False), ("gpower-l0", True)])
 def test_block_gpower_has_k_per_column_and_finds_the_planted_leader(method, nonneg):
     U, C = _planted(np.random.default_rng(3), D=14, nonneg=nonneg)
-    fit = fit_components(Problem.from_covariance(C), 4, n_components=3, method=method, nonneg=nonneg,
-                         deflation="joint")
+    fit = fit_components(Problem.from_covariance(C), 4, n_components=3, method=method, nonneg=nonneg, deflation="joint")
     opt, w_opt = brute_force(C, 4, nonneg)
-    lead = fit.components[0]                          # largest variance first
+    lead = fit.components[0]  # largest variance first
     assert set(np.flatnonzero(lead.weights)) == set(np.flatnonzero(U[:, 0])) == set(np.flatnonzero(w_opt))
-    assert lead.variance == pytest.approx(opt, rel=1e-2)   # ℓ1 soft thresholding biases the weights
+    assert lead.variance == pytest.approx(opt, rel=1e-2)  # ℓ1 soft thresholding biases the weights
     for comp in fit.components:
         assert comp.cardinality == 4 and comp.status.reach is Reach.REACHED
         assert comp.method == f"{method}-joint" and comp.variance <= opt * (1 + 1e-9)
         w = comp.weights
-        assert np.all(w >= 0) if nonneg else w[np.argmax(np.abs(w))] > 0   # the one sign rule
+        assert np.all(w >= 0) if nonneg else w[np.argmax(np.abs(w))] > 0  # the one sign rule
     assert [c.variance for c in fit.components] == sorted((c.variance for c in fit.components), reverse=True)
 
 
@@ -45,18 +45,19 @@ def test_nspca_joint_shares_k_times_l_nonzeros_or_says_it_cannot():
         _, C = _planted(np.random.default_rng(3), D=D, nonneg=True)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            fit = fit_components(Problem.from_covariance(C), 4, n_components=3, method="nspca", nonneg=True,
-                                 deflation="joint")
-        total = sum(c.cardinality for c in fit.components)       # k·L = 12 over all columns
+            fit = fit_components(
+                Problem.from_covariance(C), 4, n_components=3, method="nspca", nonneg=True, deflation="joint"
+            )
+        total = sum(c.cardinality for c in fit.components)  # k·L = 12 over all columns
         reach = {c.status.reach for c in fit.components}
         assert all(np.all(c.weights >= 0) for c in fit.components)
         if total == 12:
             assert reach == {Reach.REACHED} and not caught
-        else:   # the β map jumped over 12: said once, in the status and a warning
+        else:  # the β map jumped over 12: said once, in the status and a warning
             assert reach == {Reach.UNREACHABLE} and total < 12 and len(caught) == 1
             assert "jumps over 12" in fit.components[0].status.reach_reason
         seen |= reach
-    assert seen == {Reach.REACHED, Reach.UNREACHABLE}            # these two cases cover both
+    assert seen == {Reach.REACHED, Reach.UNREACHABLE}  # these two cases cover both
     assert all(REGISTRY[m].joint for m in ("gpower-l1", "gpower-l0", "nspca"))
 
 

@@ -1,4 +1,5 @@
 """Quasi-orthogonal EM (Sigg & Buhmann 2008, eq. 20): the QP M-step against Algorithm 2 and KKT."""
+
 import itertools
 import time
 
@@ -80,7 +81,7 @@ def _check_components(W, records, k, min_angle):
 
 def test_components_honour_the_minimum_angle_with_cvxpy():
     rng = np.random.default_rng(2)
-    P = Problem.from_covariance(random_psd(rng, 14, "posfactor"))   # PC1 > 0: plain EM repeats it
+    P = Problem.from_covariance(random_psd(rng, 14, "posfactor"))  # PC1 > 0: plain EM repeats it
     W, records = quasi_orthogonal_components(P, 5, 3, min_angle_deg=85, rng=rng, restarts=1)
     _check_components(W, records, 5, 85)
     assert records[1]["alpha"] > 0 and records[1]["solver"] == "CLARABEL"
@@ -93,11 +94,12 @@ def test_components_honour_the_minimum_angle():
     P = Problem.from_data(X - X.mean(0))
     alphas = {}
     for min_angle in (60, 89):
-        W, records = quasi_orthogonal_components(P, 8, 3, min_angle_deg=min_angle,
-                                                 rng=np.random.default_rng(0), restarts=1, qp="numpy")
+        W, records = quasi_orthogonal_components(
+            P, 8, 3, min_angle_deg=min_angle, rng=np.random.default_rng(0), restarts=1, qp="numpy"
+        )
         _check_components(W, records, 8, min_angle)
         alphas[min_angle] = records[1]["alpha"]
-    assert alphas[89] >= alphas[60] > 0   # a wider angle needs a larger penalty
+    assert alphas[89] >= alphas[60] > 0  # a wider angle needs a larger penalty
 
 
 def test_without_penalty_the_first_component_repeats():
@@ -119,11 +121,13 @@ def test_leukemia_sized_qp_stays_thin():
     t0 = time.perf_counter()
     new, extras = quasi_mstep(P, w, 50, V, 5.0 * P.eigenvalues()[0], qp)
     seconds = time.perf_counter() - t0
-    print(f"\nD = 12582 M-step: {extras['solver']} {extras['status']} in {seconds:.2f} s, "
-          f"diff vs Newton {extras['max_diff_vs_newton']:.1e}")
+    print(
+        f"\nD = 12582 M-step: {extras['solver']} {extras['status']} in {seconds:.2f} s, "
+        f"diff vs Newton {extras['max_diff_vs_newton']:.1e}"
+    )
     assert extras["solver"] == "CLARABEL" and extras["status"] == "optimal"
     assert np.count_nonzero(new) == 50 and np.all(new >= 0)
-    assert extras["max_diff_vs_newton"] < 1e-3   # interior-point accuracy at this size
+    assert extras["max_diff_vs_newton"] < 1e-3  # interior-point accuracy at this size
 
 
 def test_bad_input():

@@ -4,6 +4,7 @@ CI installs Debian's chromium (.ci/run); where no chromium can be found the test
 skipped with that reason, visibly (pytest -ra).  The layout checks drive that same
 chromium through playwright (its Python package only; no browser download).
 """
+
 from __future__ import annotations
 
 import re
@@ -14,9 +15,18 @@ import numpy as np
 import pandas as pd
 import pytest
 
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run", "--enable-logging=stderr", "--v=0",
-         "--host-resolver-rules=MAP * ~NOTFOUND"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--enable-logging=stderr",
+    "--v=0",
+    "--host-resolver-rules=MAP * ~NOTFOUND",
+]
 
 
 def _chromium() -> str | None:
@@ -31,15 +41,27 @@ def _chromium() -> str | None:
 def page(tmp_path_factory):
     from certpca.data import Dataset, prepare
     from certpca.report import compute_run, render
+
     rng = np.random.default_rng(3)
     classes = np.repeat(["x", "y"], 12)
     X = rng.normal(size=(24, 30))
     X[:, :5] += 2.5 * (classes == "x")[:, None]
     ids = pd.Index([f"s{i}" for i in range(24)])
-    ds = prepare(Dataset("browser", X, pd.Index([f"f{j}" for j in range(30)]), ids,
-                         pd.Series(classes, index=ids, name="label")))
-    run = compute_run(ds, k=5, methods="em,threshold", path="1:30:4", gene_sizes=(5, 10), gene_k=5, n_init=10,
-                      components=2, progress=False, command="certpca report browser.csv --k 5 " + "--long-option " * 30)
+    ds = prepare(
+        Dataset("browser", X, pd.Index([f"f{j}" for j in range(30)]), ids, pd.Series(classes, index=ids, name="label"))
+    )
+    run = compute_run(
+        ds,
+        k=5,
+        methods="em,threshold",
+        path="1:30:4",
+        gene_sizes=(5, 10),
+        gene_k=5,
+        n_init=10,
+        components=2,
+        progress=False,
+        command="certpca report browser.csv --k 5 " + "--long-option " * 30,
+    )
     out = tmp_path_factory.mktemp("browser") / "report.html"
     out.write_text(render(run), encoding="utf-8")
     return out
@@ -67,8 +89,12 @@ def test_opens_in_headless_chromium(page, tmp_path):
     assert "Uncaught" not in log and "ERROR:CONSOLE" not in log and ":CONSOLE(" not in log, log[-2000:]
     assert "net::ERR" not in log, log[-2000:]
     shot = tmp_path / "shot.png"
-    run = subprocess.run(base + ["--hide-scrollbars", "--window-size=1200,2000", f"--screenshot={shot}",
-                                 page.as_uri()], capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        base + ["--hide-scrollbars", "--window-size=1200,2000", f"--screenshot={shot}", page.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 0 and shot.stat().st_size > 10_000, run.stderr[-2000:]
 
 
@@ -101,8 +127,10 @@ def test_fits_the_page_on_screen_and_in_print(page, tmp_path, medium, width):
         tab.goto(page.as_uri())
         wide = tab.evaluate(_OVERFLOWING, medium == "print")
         scroll = tab.evaluate("document.documentElement.scrollWidth")
-        present = tab.evaluate("['fig-scores-sparse', 'tab-importance-sparse', 'tab-importance-nonneg']"
-                               ".map(id => document.getElementById(id) !== null)")
+        present = tab.evaluate(
+            "['fig-scores-sparse', 'tab-importance-sparse', 'tab-importance-nonneg']"
+            ".map(id => document.getElementById(id) !== null)"
+        )
         if medium == "print":
             pdf = tab.pdf(format="A4" if width == 700 else "Letter")
         browser.close()

@@ -1,4 +1,5 @@
 """What a biologist reads in a report: proofs stated plainly, the samples, every component, advice, own citations."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -40,8 +41,15 @@ def test_a_report_cites_its_own_data_set_and_no_other():
 
 def test_a_users_file_cites_no_data_set():
     rng = np.random.default_rng(0)
-    ds = prepare(Dataset("mine", rng.normal(size=(12, 8)), pd.Index([f"g{j}" for j in range(8)]),
-                         pd.Index([f"s{i}" for i in range(12)]), None))
+    ds = prepare(
+        Dataset(
+            "mine",
+            rng.normal(size=(12, 8)),
+            pd.Index([f"g{j}" for j in range(8)]),
+            pd.Index([f"s{i}" for i in range(12)]),
+            None,
+        )
+    )
     assert not any(r.startswith("Data:") for r in _quick(ds, k=3).references)
 
 
@@ -49,14 +57,15 @@ def test_raw_intensities_are_advised_a_log_scale_and_log_data_are_not():
     raw = preprocessing_advice(certpca.load("leukemia"))
     assert any("--log2" in a and "raw intensities" in a for a in raw)
     assert not any("raw intensities" in a for a in preprocessing_advice(certpca.load("leukemia", log2=20)))
-    assert preprocessing_advice(certpca.load("khan")) == []          # log ratios already
-    assert preprocessing_advice(certpca.load("lrs")) == []           # spectra, not expression
+    assert preprocessing_advice(certpca.load("khan")) == []  # log ratios already
+    assert preprocessing_advice(certpca.load("lrs")) == []  # spectra, not expression
 
 
 def test_raw_counts_are_advised_log1p():
     counts = np.random.default_rng(1).negative_binomial(2, 0.001, size=(30, 20)).astype(float)
-    ds = prepare(Dataset("counts", counts, pd.Index([f"g{j}" for j in range(20)]),
-                         pd.Index([f"c{i}" for i in range(30)]), None))
+    ds = prepare(
+        Dataset("counts", counts, pd.Index([f"g{j}" for j in range(20)]), pd.Index([f"c{i}" for i in range(30)]), None)
+    )
     assert any("raw counts" in a and "log1p" in a for a in preprocessing_advice(ds))
 
 
@@ -64,7 +73,7 @@ def test_control_probes_are_flagged_in_the_features_table():
     assert is_control("AFFX-BioB-5_at") and is_control("ERCC-00002") and not is_control("31348_at")
     rng = np.random.default_rng(2)
     X = rng.normal(size=(20, 6))
-    X[:, 0] *= 10                                             # the control probe carries the variance
+    X[:, 0] *= 10  # the control probe carries the variance
     ids = pd.Index(["AFFX-HUMGAPDH_at", "g1", "g2", "g3", "g4", "g5"])
     run = _quick(prepare(Dataset("ctrl", X, ids, pd.Index([f"s{i}" for i in range(20)]), None)), k=2)
     table = features_table(run, False)
@@ -80,8 +89,9 @@ def three_components():
     X = rng.normal(size=(24, 15))
     X[:, :3] += 4.0 * (classes == "a")[:, None]
     ids = pd.Index([f"s{i}" for i in range(24)])
-    ds = prepare(Dataset("three", X, pd.Index([f"g{j}" for j in range(15)]), ids,
-                         pd.Series(classes, index=ids, name="label")))
+    ds = prepare(
+        Dataset("three", X, pd.Index([f"g{j}" for j in range(15)]), ids, pd.Series(classes, index=ids, name="label"))
+    )
     return ds, _quick(ds, k=3, components=3, genes=False)
 
 
@@ -94,7 +104,7 @@ def test_scores_are_the_prepared_data_times_the_loadings(three_components):
         np.testing.assert_allclose(np.array(sc.components).T, ds.matrix @ W, rtol=1e-12, atol=1e-12)
         _, V = np.linalg.eigh(np.cov(ds.matrix, rowvar=False))
         pca = np.array(sc.pca).T
-        for j in range(2):          # ordinary PCA's scores up to sign
+        for j in range(2):  # ordinary PCA's scores up to sign
             v = V[:, -1 - j]
             assert np.allclose(np.abs(pca[:, j]), np.abs(ds.matrix @ v), rtol=1e-8, atol=1e-10)
         assert sc.labels == list(ds.labels.astype(str))
@@ -114,7 +124,7 @@ def test_every_component_has_its_importance_row_and_certificate(three_components
         assert np.all(np.diff(table.raw["cumulative"]) >= 0)
         C = np.cov(ds.matrix, rowvar=False)
         W = np.array([[c["loadings"].get(f, 0.0) for c in best.components] for f in ds.feature_ids])
-        for j, cert in enumerate(best.later_certificates, start=1):   # against brute force on the deflated C
+        for j, cert in enumerate(best.later_certificates, start=1):  # against brute force on the deflated C
             Cj = C.copy()
             for i in range(j):
                 w = W[:, i] / np.linalg.norm(W[:, i])

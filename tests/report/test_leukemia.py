@@ -5,6 +5,7 @@ report's default sizes, so these numbers are the report's.  On centred raw data 
 default preprocessing) the 70-gene nonnegative sparse component scores *below* the
 full data; the report must say so rather than repeat the paper's finding.
 """
+
 import json
 
 from certpca.cli import main
@@ -20,9 +21,11 @@ def test_leukemia_gene_selection_facts(capsys):
     ce = rows[(g["selectors"][1], 70)]
     for r in (full, nspc, ce):
         assert len(r["scores"]) == 100 and 0 <= r["mean"] <= 1 and r["sd"] >= 0
-    print(f"\nleukemia, centred raw, 100 inits: full {full['mean']:.3f} ± {full['sd']:.3f}, "
-          f"CE-70 {ce['mean']:.3f} ± {ce['sd']:.3f}, NSPC-70 {nspc['mean']:.3f} ± {nspc['sd']:.3f}")
+    print(
+        f"\nleukemia, centred raw, 100 inits: full {full['mean']:.3f} ± {full['sd']:.3f}, "
+        f"CE-70 {ce['mean']:.3f} ± {ce['sd']:.3f}, NSPC-70 {nspc['mean']:.3f} ± {nspc['sd']:.3f}"
+    )
     test = g["tests"][0]
     assert test["p_welch"] < 0.05 and test["p_mannwhitney"] < 0.05
-    assert nspc["mean"] < full["mean"]          # measured: 0.450 vs 0.503
+    assert nspc["mean"] < full["mean"]  # measured: 0.450 vs 0.503
     assert "does not hold here" in g["conclusion"] and "centred" in g["conclusion"]

@@ -1,4 +1,5 @@
 """Thresholding and PCA against direct numpy computations."""
+
 import numpy as np
 import pytest
 
@@ -12,7 +13,7 @@ def _reference_threshold(C, k, nonneg):
     vals, vecs = np.linalg.eigh(C)
     pc = vecs[:, -1]
     best = -np.inf
-    for v in ((pc, -pc) if nonneg else (pc,)):
+    for v in (pc, -pc) if nonneg else (pc,):
         score = np.maximum(v, 0) if nonneg else np.abs(v)
         S = np.sort(np.argsort(-score, kind="stable")[:k])
         S = S[score[S] > 0]

@@ -1,4 +1,5 @@
 """EM (Sigg & Buhmann 2008) against the brute-force optimum, closed forms and published optima."""
+
 import warnings
 
 import numpy as np
@@ -43,8 +44,10 @@ def test_em_near_brute_force_and_feasible(nonneg):
         assert comp.variance <= opt * (1 + 1e-9)
         assert np.isclose(comp.variance, w @ C @ w)
         ratios.append(comp.variance / opt)
-    print(f"\nEM / brute-force OPT ({'nonneg' if nonneg else 'sparse'}): "
-          f"mean {np.mean(ratios):.4f}, min {np.min(ratios):.4f} over {len(ratios)} problems")
+    print(
+        f"\nEM / brute-force OPT ({'nonneg' if nonneg else 'sparse'}): "
+        f"mean {np.mean(ratios):.4f}, min {np.min(ratios):.4f} over {len(ratios)} problems"
+    )
     assert np.mean(ratios) >= 0.95
 
 
@@ -53,8 +56,9 @@ def test_em_with_k_equal_d_is_the_power_method():
     for D in (4, 8, 12):
         C = random_psd(rng, D, "wishart")
         lam1 = np.linalg.eigvalsh(C)[-1]
-        comp = solve(Problem.from_covariance(C), D, renormalize_support=False, tol=1e-15, max_iter=100_000,
-                     stable_support=None)
+        comp = solve(
+            Problem.from_covariance(C), D, renormalize_support=False, tol=1e-15, max_iter=100_000, stable_support=None
+        )
         assert abs(comp.variance - lam1) <= 1e-8 * lam1
 
 
@@ -103,7 +107,7 @@ def test_pitprops_path_below_and_near_published_optima():
     for k, opt in enumerate(PITPROPS_OPT, start=1):
         comp = solve(P, k)
         assert comp.cardinality == k
-        assert comp.variance <= opt + 5e-4   # published to 3 decimals
+        assert comp.variance <= opt + 5e-4  # published to 3 decimals
         assert comp.variance >= 0.98 * opt, f"k={k}: {comp.variance:.4f} vs {opt}"
 
 
@@ -124,6 +128,7 @@ def test_non_convergence_warns_with_advice():
 
 def test_unknown_option_is_an_input_error():
     from certpca.errors import InputError
+
     P = Problem.from_covariance(np.eye(3))
     with pytest.raises(InputError, match="no option"):
         solve(P, 2, tolerance=1)

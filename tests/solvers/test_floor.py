@@ -1,5 +1,6 @@
 """No answer below the obvious one: k = 1 exactly, and never below the best single feature or
 the sign-appropriate thresholded first principal component, on every bundled data set."""
+
 import numpy as np
 import pytest
 
@@ -23,7 +24,7 @@ def _threshold_value(problem, k, nonneg):
     C = problem.dense()
     v = np.linalg.eigh(C)[1][:, -1]
     best = 0.0
-    for s in ((v, -v) if nonneg else (v,)):
+    for s in (v, -v) if nonneg else (v,):
         mag = np.maximum(s, 0) if nonneg else np.abs(s)
         support = np.argsort(-mag, kind="stable")[:k]
         support = support[mag[support] > 0]
@@ -33,7 +34,7 @@ def _threshold_value(problem, k, nonneg):
         vals, vecs = np.linalg.eigh(sub)
         if not nonneg or np.all(vecs[:, -1] >= -1e-12) or np.all(vecs[:, -1] <= 1e-12):
             best = max(best, vals[-1])
-        else:                               # a mixed-sign eigenvector is not feasible: keep the thresholded vector
+        else:  # a mixed-sign eigenvector is not feasible: keep the thresholded vector
             w = np.maximum(s[support], 0)
             best = max(best, w @ sub @ w / (w @ w))
     return best

@@ -7,6 +7,7 @@
   and the slides' observations on γ;
 * planted sparse spikes for the block variants.
 """
+
 import warnings
 from itertools import combinations
 
@@ -61,8 +62,10 @@ def test_feasible_and_near_brute_force(method, nonneg):
         else:
             assert card == k
         ratios.append(comp.variance / opt)
-    print(f"\n{method} / brute-force OPT ({'nonneg' if nonneg else 'sparse'}): mean {np.mean(ratios):.4f}, "
-          f"min {np.min(ratios):.4f} over {len(ratios)} problems; {short} with < k nonzeros")
+    print(
+        f"\n{method} / brute-force OPT ({'nonneg' if nonneg else 'sparse'}): mean {np.mean(ratios):.4f}, "
+        f"min {np.min(ratios):.4f} over {len(ratios)} problems; {short} with < k nonzeros"
+    )
     # measured (seed 2026): mean 0.9991 / 0.9994 (sparse ℓ1 / ℓ0), 0.9992 / 1.0000 (nonneg), min 0.96
     assert np.mean(ratios) >= 0.99
     assert np.min(ratios) >= 0.85
@@ -73,8 +76,9 @@ def test_k_equal_d_is_the_top_eigenvector():
     for method in METHODS:
         for D in (4, 9):
             C = random_psd(rng, D, "wishart")
-            comp = solve(Problem.from_covariance(C), D, method=method, renormalize_support=False,
-                         tol=1e-14, max_iter=100_000)
+            comp = solve(
+                Problem.from_covariance(C), D, method=method, renormalize_support=False, tol=1e-14, max_iter=100_000
+            )
             assert abs(comp.variance - np.linalg.eigvalsh(C)[-1]) <= 1e-8 * np.linalg.eigvalsh(C)[-1]
             assert comp.extras["gamma"] == 0.0
 
@@ -136,6 +140,7 @@ def l1_on_the_circle(A, gamma, nonneg, n=200_000):
     def f(theta):
         c = A.T @ np.array([np.cos(theta), np.sin(theta)])
         return objective(c, gamma, "l1", nonneg)
+
     theta = np.linspace(0, 2 * np.pi, n, endpoint=False)
     X = np.vstack([np.cos(theta), np.sin(theta)])
     S = A.T @ X
@@ -143,8 +148,9 @@ def l1_on_the_circle(A, gamma, nonneg, n=200_000):
     vals = np.sum(np.maximum(S - gamma, 0) ** 2, axis=0)
     best = int(np.argmax(vals))
     h = 2 * np.pi / n
-    res = minimize_scalar(lambda t: -f(t), bounds=(theta[best] - h, theta[best] + h), method="bounded",
-                          options={"xatol": 1e-12})
+    res = minimize_scalar(
+        lambda t: -f(t), bounds=(theta[best] - h, theta[best] + h), method="bounded", options={"xatol": 1e-12}
+    )
     return max(vals[best], -res.fun)
 
 
@@ -189,9 +195,9 @@ def test_paper_start_ascends_to_a_fixed_point_with_the_closed_form_loadings(pena
         f0, f = objective(A.T @ x0, gamma, penalty, nonneg), objective(c, gamma, penalty, nonneg)
         assert f >= f0 * (1 - 1e-12)
         w = run.weights
-        if penalty == "l1":   # φ = max ‖Az‖ − γ‖z‖₁ (eq. (1))
+        if penalty == "l1":  # φ = max ‖Az‖ − γ‖z‖₁ (eq. (1))
             assert np.isclose(np.sqrt(w @ C @ w) - gamma * np.abs(w).sum(), np.sqrt(f), rtol=1e-9)
-        else:                 # φ = max zᵀCz − γ‖z‖₀ (eq. (3))
+        else:  # φ = max zᵀCz − γ‖z‖₀ (eq. (3))
             assert np.isclose(w @ C @ w - gamma * np.count_nonzero(w), f, rtol=1e-9)
         if nonneg:
             assert np.all(w >= 0)
@@ -234,7 +240,7 @@ def test_ties_truncate_the_smallest_solution_above_k(penalty):
     with the smallest cardinality ≥ k is cut to its k largest entries (lower index on ties)."""
     rng = np.random.default_rng(4)
     B = rng.standard_normal((3, 5)) * np.array([3.0, 2.5, 2.0, 1.5, 1.0])
-    P = Problem(factor=np.repeat(B, 2, axis=1))          # features 2j and 2j+1 identical
+    P = Problem(factor=np.repeat(B, 2, axis=1))  # features 2j and 2j+1 identical
     run = gpower_single(P, 3, penalty=penalty)
     cards = [card for _, card in run.extras["bisection"]]
     assert all(card % 2 == 0 for card in cards)
@@ -242,14 +248,14 @@ def test_ties_truncate_the_smallest_solution_above_k(penalty):
     assert run.extras["truncated"] == min(card for card in cards if card >= 3)
     kept = np.flatnonzero(run.weights)
     pair = [i for i in kept if i ^ 1 not in kept]
-    assert len(pair) == 1 and pair[0] % 2 == 0           # the lower index of the cut pair
+    assert len(pair) == 1 and pair[0] % 2 == 0  # the lower index of the cut pair
 
 
 def test_gamma_option_through_the_driver_and_unknown_options():
     rng = np.random.default_rng(12)
     P = factor_problem(rng, 5, 25)
     gamma = 0.5 * gamma_max(P.factor(), "l1")
-    with pytest.warns(UserWarning, match="found only"):   # a given γ fixes the sparsity, not k
+    with pytest.warns(UserWarning, match="found only"):  # a given γ fixes the sparsity, not k
         comp = solve(P, 25, method="gpower-l1", gamma=gamma, renormalize_support=False)
     assert comp.extras["gamma"] == gamma and len(comp.extras["bisection"]) == 1
     capped = solve(P, 2, method="gpower-l1", gamma=0.05 * gamma_max(P.factor(), "l1"))
@@ -305,7 +311,7 @@ def test_block_recovers_two_planted_spikes(penalty, mu):
         np.testing.assert_allclose(np.linalg.norm(W, axis=0), 1.0)
         supports = {tuple(np.flatnonzero(W[:, j])) for j in range(2)}
         assert supports == {tuple(range(6)), tuple(range(20, 26))}
-        if mu is not None:   # distinct μ order the components: the stronger spike first
+        if mu is not None:  # distinct μ order the components: the stronger spike first
             assert tuple(np.flatnonzero(W[:, 0])) == tuple(range(6))
         X = info["X"]
         np.testing.assert_allclose(X.T @ X, np.eye(2), atol=1e-10)
@@ -329,10 +335,9 @@ def test_block_per_component_cardinalities_and_closed_form(penalty):
     # with γ given: the pattern is the closed form's at the returned X
     A = P.factor()
     gamma = np.array([0.5, 0.4, 0.3]) * gamma_max(A, penalty)
-    W, info = gpower_block(P, None, 3, penalty=penalty, gamma=gamma, tol=1e-14, max_iter=10_000,
-                           return_info=True)
+    W, info = gpower_block(P, None, 3, penalty=penalty, gamma=gamma, tol=1e-14, max_iter=10_000, return_info=True)
     s = np.abs(A.T @ info["X"])
-    active = s > gamma if penalty == "l1" else s ** 2 > gamma
+    active = s > gamma if penalty == "l1" else s**2 > gamma
     np.testing.assert_array_equal(W != 0, active)
 
 

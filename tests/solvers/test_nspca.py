@@ -1,4 +1,5 @@
 """NSPCA (Zass & Shashua 2006) against grids, closed forms and the brute-force nonnegative optimum."""
+
 import warnings
 
 import numpy as np
@@ -42,13 +43,13 @@ def test_update_is_the_global_nonnegative_maximiser_of_the_quartic():
         grid_u = grid[np.argmax(quartic(grid, alpha, c2, c1))]
         if abs(quartic(grid_u, alpha, c2, c1) - quartic(0.0, alpha, c2, c1)) > 1e-3 * max(1, abs(fg)):
             assert abs(grid_u - u) <= 2 * ub / 20000 + 1e-9
-    assert three_real > 500 and interior > 500       # both cubic branches, both kinds of answer
+    assert three_real > 500 and interior > 500  # both cubic branches, both kinds of answer
 
 
 def test_three_real_roots_with_the_far_root_winning():
     # f'(u) = −u³ + 3u + 1: roots ≈ −1.53, −0.35, 1.88; f(1.88) > 0 = f(0).
     u = best_nonneg(1.0, 3.0, 1.0)
-    assert np.isclose(-u ** 3 + 3 * u + 1, 0, atol=1e-12) and np.isclose(u, 1.8793852415718)
+    assert np.isclose(-(u**3) + 3 * u + 1, 0, atol=1e-12) and np.isclose(u, 1.8793852415718)
     # c1 < 0 and the positive local maximum is below f(0) = 0: stay at 0.
     assert best_nonneg(1.0, 1.0, -0.5) == 0.0
 
@@ -98,16 +99,23 @@ def test_beta_zero_single_component_reaches_the_closed_form():
     """With L = 1, β = 0 and a positive PC1 v: u = √(1 + λ₁/α) v, F = λ₁/2 + λ₁²/(4α)."""
     rng = np.random.default_rng(4)
     for trial in range(6):
-        C = random_psd(rng, 12, "posfactor")          # entrywise positive: Perron PC1 > 0
+        C = random_psd(rng, 12, "posfactor")  # entrywise positive: Perron PC1 > 0
         vals, vecs = np.linalg.eigh(C)
         lam, v = vals[-1], np.abs(vecs[:, -1])
         alpha = lam * (0.5 + trial)
-        U, info = nspca(Problem.from_covariance(C), 1, alpha=alpha, beta=0.0,
-                        rng=np.random.default_rng(trial), tol=1e-15, max_iter=20000)
+        U, info = nspca(
+            Problem.from_covariance(C),
+            1,
+            alpha=alpha,
+            beta=0.0,
+            rng=np.random.default_rng(trial),
+            tol=1e-15,
+            max_iter=20000,
+        )
         u = U[:, 0]
         assert np.isclose(u @ C @ u / (u @ u), lam, rtol=1e-9)
         assert np.isclose(u @ u, 1 + lam / alpha, rtol=1e-6)
-        assert np.isclose(info["objective"], lam / 2 + lam ** 2 / (4 * alpha), rtol=1e-9)
+        assert np.isclose(info["objective"], lam / 2 + lam**2 / (4 * alpha), rtol=1e-9)
         np.testing.assert_allclose(u / np.linalg.norm(u), v, atol=1e-5)
 
 
@@ -128,8 +136,7 @@ def test_bisection_reaches_cardinalities_or_reports_them():
     X = rng.standard_normal((60, 40)) + 0.8 * rng.standard_normal((60, 1)) * np.abs(rng.standard_normal(40))
     P = Problem.from_data(X - X.mean(0))
     targets = list(range(1, 41, 3))
-    results, unreached = nspca_at_cardinality(P, targets, alpha=P.eigenvalues()[0],
-                                              rng=np.random.default_rng(0))
+    results, unreached = nspca_at_cardinality(P, targets, alpha=P.eigenvalues()[0], rng=np.random.default_rng(0))
     assert sorted(results) == targets
     for k, (U, info) in results.items():
         nnz = np.count_nonzero(U)
@@ -159,8 +166,9 @@ def test_single_component_never_beats_brute_force():
         opt, _ = brute_force(C, k, nonneg=True)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            comp = solve(Problem.from_covariance(C), k, method="nspca", nonneg=True,
-                         rng=np.random.default_rng(trial), restarts=3)
+            comp = solve(
+                Problem.from_covariance(C), k, method="nspca", nonneg=True, rng=np.random.default_rng(trial), restarts=3
+            )
         w = comp.weights
         assert np.all(w >= 0) and np.count_nonzero(w) <= k
         assert np.isclose(np.linalg.norm(w), 1.0)
@@ -180,7 +188,7 @@ def test_plugin_is_registered_and_nonnegative_only():
     C = np.array([[3.0, 1.0, 0.0], [1.0, 3.0, -0.5], [0.0, -0.5, 1.0]])
     comp = solve(Problem.from_covariance(C), 2, method="nspca", nonneg=True, restarts=2)
     assert comp.cardinality == 2 and comp.extras["reached"]
-    assert np.isclose(comp.variance, brute_force(C, 2, nonneg=True)[0])   # support {0, 1}: 4
+    assert np.isclose(comp.variance, brute_force(C, 2, nonneg=True)[0])  # support {0, 1}: 4
     # an exchangeable C: every entry drops at the same β, so nnz jumps 4 → 1 and k = 2 is reported;
     # the driver's floor (thresholded PC1, here the optimum) then replaces NSPCA's single feature
     comp = solve(P, 2, method="nspca", nonneg=True, restarts=1)
@@ -207,13 +215,13 @@ def _reference_sweep(A, U, alpha, beta, entries):
         for t in roots:
             if abs(t.imag) < 1e-6 * max(1, abs(t)) and t.real > 0:
                 t = t.real
-                for _ in range(3):   # np.roots is inaccurate near a double root: polish with Newton
+                for _ in range(3):  # np.roots is inaccurate near a double root: polish with Newton
                     d2 = -3 * alpha * t * t + c2
-                    t = t - (-alpha * t ** 3 + c2 * t + c1) / d2 if d2 != 0 else t
+                    t = t - (-alpha * t**3 + c2 * t + c1) / d2 if d2 != 0 else t
                 cands.append(t)
         best = U[s, r] if quartic(U[s, r], alpha, c2, c1) >= 0 else 0.0
         for t in cands:
-            if quartic(t, alpha, c2, c1) > quartic(best, alpha, c2, c1):      # the current value wins ties
+            if quartic(t, alpha, c2, c1) > quartic(best, alpha, c2, c1):  # the current value wins ties
                 best = t
         U[s, r] = best
     return U
@@ -233,7 +241,7 @@ def test_compiled_sweep_equals_the_reference_sweep(factor, L):
         U0 = np.abs(rng.standard_normal((D, L))) * (rng.random((D, L)) < 0.7)
         st = _State(P, U0)
         f0 = st.objective(alpha, beta)
-        for _sweep in range(3):       # several passes: the caches carry over between them
+        for _sweep in range(3):  # several passes: the caches carry over between them
             want = _reference_sweep(C, st.U, alpha, beta, [(s, r) for r in range(L) for s in range(D)])
             _, gain = st.sweep(alpha, beta)
             np.testing.assert_allclose(st.U, want, rtol=1e-8, atol=1e-10)
@@ -254,8 +262,9 @@ def test_active_set_sweeps_reach_a_fixed_point_of_full_sweeps():
     P, C = _problem(rng, 30, "spiked")
     lam = np.linalg.eigvalsh(C)[-1]
     for active in (True, False):
-        U, info = nspca(P, 2, alpha=lam, beta=0.1 * lam, rng=np.random.default_rng(0), active=active,
-                        tol=1e-13, max_iter=5000)
+        U, info = nspca(
+            P, 2, alpha=lam, beta=0.1 * lam, rng=np.random.default_rng(0), active=active, tol=1e-13, max_iter=5000
+        )
         assert info["converged"]
         again = _reference_sweep(C, U, lam, 0.1 * lam, [(s, r) for r in range(2) for s in range(30)])
         np.testing.assert_allclose(again, U, rtol=1e-5, atol=1e-7)

@@ -1,4 +1,5 @@
 """Every registered solver through the one driver, against the brute-force optimum."""
+
 import warnings
 
 import numpy as np
@@ -11,8 +12,13 @@ from certpca.solvers import REGISTRY, solve
 from tests.brute import brute_force, random_psd
 
 FAMILIES = ["wishart", "spiked", "lowrank", "posfactor"]
-CASES = [(name, nonneg) for name, s in REGISTRY.items() if s.sparse
-         for nonneg in (False, True) if (s.nonneg if nonneg else s.signed)]
+CASES = [
+    (name, nonneg)
+    for name, s in REGISTRY.items()
+    if s.sparse
+    for nonneg in (False, True)
+    if (s.nonneg if nonneg else s.signed)
+]
 
 
 def _problems(n=24, seed=99):
@@ -34,16 +40,19 @@ def test_solver_feasible_and_near_brute_force(method, nonneg):
         opt, _ = brute_force(C, k, nonneg)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            comp = solve(Problem.from_covariance(C), k, method=method, nonneg=nonneg,
-                         rng=np.random.default_rng(i), restarts=3)
+            comp = solve(
+                Problem.from_covariance(C), k, method=method, nonneg=nonneg, rng=np.random.default_rng(i), restarts=3
+            )
         w = comp.weights
         assert np.count_nonzero(w) <= k and np.isclose(np.linalg.norm(w), 1.0)
         if nonneg:
             assert np.all(w >= 0)
         assert comp.variance <= opt * (1 + 1e-9)
         ratios.append(comp.variance / opt)
-    print(f"\n{method:<11} {'nonneg' if nonneg else 'sparse'}: value / brute-force OPT mean "
-          f"{np.mean(ratios):.4f}, min {np.min(ratios):.4f} ({len(ratios)} problems)")
+    print(
+        f"\n{method:<11} {'nonneg' if nonneg else 'sparse'}: value / brute-force OPT mean "
+        f"{np.mean(ratios):.4f}, min {np.min(ratios):.4f} ({len(ratios)} problems)"
+    )
     assert np.mean(ratios) >= 0.9
 
 
@@ -55,8 +64,7 @@ def test_disjoint_components_are_orthogonal_for_every_nonnegative_solver():
             continue
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            fit = fit_components(P, 5, n_components=3, method=name, nonneg=True, deflation="disjoint",
-                                 restarts=2)
+            fit = fit_components(P, 5, n_components=3, method=name, nonneg=True, deflation="disjoint", restarts=2)
         W = fit.rotation.to_numpy()
         np.testing.assert_allclose(W.T @ W, np.eye(W.shape[1]), atol=1e-12, err_msg=name)
 

@@ -4,6 +4,7 @@ Truth comes from brute force over supports (tests/brute.py), from an all-pairs
 reference sweep written here (top-k at the midpoint of every cell of the full
 arrangement), and from fine angle grids / random directions.
 """
+
 import math
 
 import numpy as np
@@ -90,7 +91,7 @@ def test_opt_d_is_surrogate_optimum_and_bound_is_valid(family, nonneg):
             assert res.exact and res.truncated is None
             assert opt <= (res.opt_d + res.lambda_next) * (1 + 1e-10)
             if not nonneg and k <= D:
-                assert np.count_nonzero(res.weights) == k      # exactly k when possible
+                assert np.count_nonzero(res.weights) == k  # exactly k when possible
 
 
 def test_factor_problem_matches_dense():
@@ -123,7 +124,7 @@ def _reference_supports_2d(V, k, nonneg):
     mids = (th[:-1] + th[1:])[np.diff(th) > 0] / 2
     out = set()
     for s in range(0, len(mids), 2000):
-        m = mids[s:s + 2000]
+        m = mids[s : s + 2000]
         Y = np.cos(m)[:, None] * V[:, 0] + np.sin(m)[:, None] * V[:, 1]
         G = Y if nonneg else np.abs(Y)
         idx = np.argsort(-G, axis=1)[:, :k]
@@ -168,7 +169,7 @@ def test_sweep_equals_all_pairs_reference_n200(nonneg):
     _, fg = top_k_supports(Y, k, nonneg)
     assert fg.max() <= vals[0] * (1 + 1e-12)
     assert fg.max() >= vals[0] * (1 - 1e-6)
-    assert np.all(f <= vals[0] * (1 + 1e-12))          # f at a cell point ≤ its support's value
+    assert np.all(f <= vals[0] * (1 + 1e-12))  # f at a cell point ≤ its support's value
 
 
 @pytest.mark.parametrize("nonneg", [False, True])
@@ -216,10 +217,11 @@ def test_d3_patch_pruning_equals_plain_alg2(nonneg):
     rng = np.random.default_rng(41 + nonneg)
     n, k = 66, 6
     V = rng.standard_normal((n, 3)) * [2.0, 1.4, 1.0]
-    a, _, truncated = vertex_supports(V, k, nonneg, leaf=20)        # n > 64: patches
+    a, _, truncated = vertex_supports(V, k, nonneg, leaf=20)  # n > 64: patches
     assert truncated is None
     # plain Alg. 2 on all rows (forced through the small-n path)
     from certpca.solvers.spannogram.vertices import enumerate_vertices
+
     out = [top_k_supports(np.vstack([np.eye(3), -np.eye(3)]) @ V.T, k, nonneg)[0]]
     enumerate_vertices(V, k, nonneg, 1e-9 * np.abs(V).max() * math.sqrt(3), out)
     assert _as_sets(np.vstack(out), n) == _as_sets(a, n)
@@ -243,7 +245,7 @@ def test_max_quad_on_cone_against_dense_search():
             assert val == -np.inf and c is None
         else:
             assert val == pytest.approx(ref, rel=1e-6)
-    for _ in range(10):                                   # d = 3 vs random directions
+    for _ in range(10):  # d = 3 vs random directions
         R = rng.standard_normal((6, 3)) + [1.5, 0.0, 0.0]
         val, c = max_quad_on_cone(R)
         Z = rng.standard_normal((200000, 3))
@@ -254,7 +256,7 @@ def test_max_quad_on_cone_against_dense_search():
             assert not ok.any()
             continue
         y = R @ c
-        assert np.all(y >= -1e-9) and np.sum(y ** 2) == pytest.approx(val)
+        assert np.all(y >= -1e-9) and np.sum(y**2) == pytest.approx(val)
         # c is feasible and attains val; no sampled feasible direction does better
         if ok.any():
             assert np.max(np.sum(Y[ok] ** 2, axis=1)) <= val * (1 + 1e-9)
@@ -309,7 +311,7 @@ def test_random_net_is_seeded_and_reports_realised_radius():
     C2, e2 = random_net(3, 0.3, False, rng=4)
     assert np.array_equal(C1, C2) and e1 == e2
     assert e1 == pytest.approx(covering_radius(np.vstack([C1, -C1])))
-    assert e1 <= 0.3                       # the default size reaches the target w.h.p.
+    assert e1 <= 0.3  # the default size reaches the target w.h.p.
 
 
 def test_surrogate_factor_rank_deficient():

@@ -1,4 +1,5 @@
 """The status vocabulary set by the driver, checked against brute force and closed forms."""
+
 import json
 import warnings
 
@@ -16,9 +17,9 @@ def test_fewer_than_k_is_data_allow_fewer_when_brute_force_agrees():
     # feature 2 is anticorrelated with the others: under w ≥ 0 adding it only costs variance
     C = np.array([[2.0, 1.0, -1.0], [1.0, 2.0, -1.0], [-1.0, -1.0, 2.0]])
     opt, w_opt = brute_force(C, 3, nonneg=True)
-    assert np.count_nonzero(w_opt) == 2 and np.isclose(opt, 3.0)     # the optimum uses 2 of 3
+    assert np.count_nonzero(w_opt) == 2 and np.isclose(opt, 3.0)  # the optimum uses 2 of 3
     with warnings.catch_warnings():
-        warnings.simplefilter("error")          # the data explain the shortfall: no warning
+        warnings.simplefilter("error")  # the data explain the shortfall: no warning
         comp = solve(Problem.from_covariance(C), 3, nonneg=True, restarts=2)
     assert np.isclose(comp.variance, opt) and comp.cardinality == 2
     assert comp.status.reach is Reach.DATA_ALLOW_FEWER and "2 of 3" in comp.status.reach_reason
@@ -70,6 +71,6 @@ def test_status_is_serialised_as_strings():
 
 def test_fix_sign_closed_form():
     np.testing.assert_array_equal(fix_sign(np.array([0.1, -0.9, 0.3]), False), [-0.1, 0.9, -0.3])
-    np.testing.assert_array_equal(fix_sign(np.array([-0.5, 0.5]), False), [0.5, -0.5])   # first on ties
+    np.testing.assert_array_equal(fix_sign(np.array([-0.5, 0.5]), False), [0.5, -0.5])  # first on ties
     np.testing.assert_array_equal(fix_sign(np.array([0.2, 0.0]), True), [0.2, 0.0])
     np.testing.assert_array_equal(fix_sign(np.zeros(3), False), np.zeros(3))

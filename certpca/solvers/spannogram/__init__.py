@@ -56,6 +56,7 @@ The returned ``weights`` are a feasible point for C itself: the best few
 candidates (by surrogate value) are renormalised on their supports against the
 full C and the best is kept (:func:`certpca.solvers.renormalize.renormalize`).
 """
+
 from __future__ import annotations
 
 import math
@@ -156,9 +157,18 @@ class SpannogramResult:
     truncated: str | None = None
 
 
-def spannogram(problem: Problem, k: int, *, nonneg: bool = False, d: int = 2,
-               net: str | None = None, epsilon: float = 0.1, samples: int | None = None,
-               rng=None, n_refine: int = 16) -> SpannogramResult:
+def spannogram(
+    problem: Problem,
+    k: int,
+    *,
+    nonneg: bool = False,
+    d: int = 2,
+    net: str | None = None,
+    epsilon: float = 0.1,
+    samples: int | None = None,
+    rng=None,
+    n_refine: int = 16,
+) -> SpannogramResult:
     """Spannogram (nonnegative) sparse PCA on the rank-d surrogate ([APD14] Alg. 1).
 
     Parameters
@@ -210,8 +220,7 @@ def spannogram(problem: Problem, k: int, *, nonneg: bool = False, d: int = 2,
     if d_eff == 0:  # C = 0: every feasible vector is optimal
         w = np.zeros(n)
         w[:k] = 1 / math.sqrt(k)
-        return SpannogramResult(w, problem.variance(w), 0.0, lam_next, 0, method, None, 1,
-                                time.perf_counter() - t0)
+        return SpannogramResult(w, problem.variance(w), 0.0, lam_next, 0, method, None, 1, time.perf_counter() - t0)
 
     if d_eff == 1:
         supports, f_lb = top_k_supports(V[:, 0][None, :] * np.array([[1.0], [-1.0]]), k, nonneg)
@@ -243,24 +252,36 @@ def spannogram(problem: Problem, k: int, *, nonneg: bool = False, d: int = 2,
         if val > best_val:
             best_w, best_val = w, val
     assert best_w is not None  # support_values always returns at least one candidate
-    return SpannogramResult(best_w, float(best_val), opt_d, lam_next, d_eff, method,
-                            eps_out, len(supports), time.perf_counter() - t0,
-                            exact=enumerated and truncated is None, truncated=truncated)
+    return SpannogramResult(
+        best_w,
+        float(best_val),
+        opt_d,
+        lam_next,
+        d_eff,
+        method,
+        eps_out,
+        len(supports),
+        time.perf_counter() - t0,
+        exact=enumerated and truncated is None,
+        truncated=truncated,
+    )
 
 
 def _check(problem, k, d, net, epsilon, samples, n_refine) -> tuple[int, int, int | None, int]:
     """The validated (k, d, samples, n_refine); InputError naming the parameter otherwise."""
     if not isinstance(problem, Problem):
-        raise InputError.bad_argument("problem", "must be a certpca.Problem; build one with "
-                                                 "Problem.from_data(X) or Problem.from_covariance(C)")
+        raise InputError.bad_argument(
+            "problem", "must be a certpca.Problem; build one with Problem.from_data(X) or Problem.from_covariance(C)"
+        )
     k = check_cardinality(k, problem.dim)
     d = check_int(d, "d", low=1)
     check_choice(net, NETS, "net")  # type: ignore[arg-type]  # None is a valid choice
     if net is not None:
         epsilon = check_float(epsilon, "epsilon", low=0.0, high=MAX_EPSILON, low_open=True)
         if epsilon == MAX_EPSILON:
-            raise InputError.bad_argument("epsilon", f"must be less than {MAX_EPSILON:g} (useful bounds "
-                                                     "need less than 1), got 2")
+            raise InputError.bad_argument(
+                "epsilon", f"must be less than {MAX_EPSILON:g} (useful bounds need less than 1), got 2"
+            )
     if samples is not None:
         samples = check_int(samples, "samples", low=1)
     n_refine = check_int(n_refine, "n_refine", low=1)
@@ -276,18 +297,28 @@ class Spannogram(Solver):
 
     name = "spannogram"
     defaults: ClassVar[dict] = {"d": 2, "net": None, "epsilon": 0.1, "samples": None, "n_refine": 16}
-    reference = ("Asteris, M., Papailiopoulos, D. S. & Dimakis, A. G. (2014). Nonnegative sparse PCA "
-                 "with provable guarantees. Proceedings of the 31st International Conference on Machine "
-                 "Learning; Papailiopoulos, D. S., Dimakis, A. G. & Korokythakis, S. (2013). Sparse PCA "
-                 "through low-rank approximations. ICML.")
+    reference = (
+        "Asteris, M., Papailiopoulos, D. S. & Dimakis, A. G. (2014). Nonnegative sparse PCA "
+        "with provable guarantees. Proceedings of the 31st International Conference on Machine "
+        "Learning; Papailiopoulos, D. S., Dimakis, A. G. & Korokythakis, S. (2013). Sparse PCA "
+        "through low-rank approximations. ICML."
+    )
 
     def starts(self, problem, nonneg, rng, restarts):
         return [rng]  # the random net is the only random choice: seeded by the driver's rng
 
     def run(self, problem, k, nonneg, start, d=2, net=None, epsilon=0.1, samples=None, n_refine=16):
-        res = spannogram(problem, k, nonneg=nonneg, d=d, net=net, epsilon=epsilon, samples=samples,
-                         rng=start, n_refine=n_refine)
-        extras = {"opt_d": res.opt_d, "lambda_next": res.lambda_next, "d": res.d, "net": res.method,
-                  "epsilon": res.epsilon, "candidates": res.n_candidates, "exact": res.exact,
-                  "truncated": res.truncated}
+        res = spannogram(
+            problem, k, nonneg=nonneg, d=d, net=net, epsilon=epsilon, samples=samples, rng=start, n_refine=n_refine
+        )
+        extras = {
+            "opt_d": res.opt_d,
+            "lambda_next": res.lambda_next,
+            "d": res.d,
+            "net": res.method,
+            "epsilon": res.epsilon,
+            "candidates": res.n_candidates,
+            "exact": res.exact,
+            "truncated": res.truncated,
+        }
         return Run(res.weights, np.flatnonzero(res.weights), res.n_candidates, True, extras)

@@ -5,6 +5,7 @@ With the covering radius ε of a net, max_net f ≤ OPT_d ≤ max_net f/(1−ε)
 proven (:func:`grid_net`); a random net's ε is the realised covering radius of
 the sample, computed exactly (:func:`covering_radius`).
 """
+
 from __future__ import annotations
 
 import math
@@ -23,8 +24,7 @@ RANDOM_NET_DELTA = 1e-3
 CHUNK_ENTRIES = 4_000_000
 
 
-def grid_net(d: int, epsilon: float, nonneg: bool, samples: int | None = None
-             ) -> tuple[np.ndarray, float]:
+def grid_net(d: int, epsilon: float, nonneg: bool, samples: int | None = None) -> tuple[np.ndarray, float]:
     """A deterministic net on the unit sphere of R^d with proven covering radius.
 
     ``f`` is even in c for sparse PCA, so there the net need only cover the
@@ -68,7 +68,7 @@ def grid_net(d: int, epsilon: float, nonneg: bool, samples: int | None = None
     face_grid = np.stack(np.meshgrid(*([ticks] * (d - 1)), indexing="ij"), -1).reshape(-1, d - 1)
     pts = []
     for i in range(d):
-        for sgn in ((1.0, -1.0) if nonneg else (1.0,)):
+        for sgn in (1.0, -1.0) if nonneg else (1.0,):
             P = np.insert(face_grid, i, sgn, axis=1)
             pts.append(P / np.linalg.norm(P, axis=1, keepdims=True))
     return np.vstack(pts), math.sqrt(d - 1) / m
@@ -81,8 +81,9 @@ def _cap_measure(alpha: float, d: int) -> float:
     return 0.5 * float(betainc((d - 1) / 2, 0.5, math.sin(alpha) ** 2))
 
 
-def random_net(d: int, epsilon: float, nonneg: bool, samples: int | None = None, rng=None,
-               delta: float = RANDOM_NET_DELTA) -> tuple[np.ndarray, float]:
+def random_net(
+    d: int, epsilon: float, nonneg: bool, samples: int | None = None, rng=None, delta: float = RANDOM_NET_DELTA
+) -> tuple[np.ndarray, float]:
     """Seeded uniform directions c with their negatives ([APD14] Alg. 3, lines 4-7).
 
     Default size: ``M = ⌈ln(N/δ)/p⌉`` with ``N = (1 + 4/ε)^d`` (a volumetric bound
@@ -130,14 +131,13 @@ def covering_radius(P: np.ndarray) -> float:
     return math.sqrt(max(2 - 2 * r, 0.0))
 
 
-def net_supports(V: np.ndarray, C: np.ndarray, k: int, nonneg: bool
-                 ) -> tuple[np.ndarray, np.ndarray, float]:
+def net_supports(V: np.ndarray, C: np.ndarray, k: int, nonneg: bool) -> tuple[np.ndarray, np.ndarray, float]:
     """Rank-1 supports ``top_k(Vc)`` over the net and ``max_C f`` ([APD14] Alg. 3)."""
     n = V.shape[0]
     out_S, out_f = [], []
     step = max(1, int(CHUNK_ENTRIES // max(n, 1)))
     for s in range(0, len(C), step):
-        Y = C[s:s + step] @ V.T
+        Y = C[s : s + step] @ V.T
         S, f = top_k_supports(Y, k, nonneg)
         out_S.append(S)
         out_f.append(f)

@@ -5,6 +5,7 @@ supports are the top-k sets on the cells between consecutive critical angles;
 this module finds all of them without sorting all ~n² angles (see
 :func:`sweep_supports_2d`).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -57,8 +58,9 @@ def _critical_angles(VR: np.ndarray, nonneg: bool, period: float) -> np.ndarray:
     return np.mod(th, period)
 
 
-def sweep_supports_2d(V: np.ndarray, k: int, nonneg: bool, *, leaf: int | None = None,
-                      n_intervals: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def sweep_supports_2d(
+    V: np.ndarray, k: int, nonneg: bool, *, leaf: int | None = None, n_intervals: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """All top-k supports of the d = 2 spannogram ([APD14] Sec. 4.1; [PDK13] signed).
 
     Parametrise ``c(θ) = (cos θ, sin θ)``; each feature is a curve
@@ -125,7 +127,7 @@ def sweep_supports_2d(V: np.ndarray, k: int, nonneg: bool, *, leaf: int | None =
         if kb > 0 and len(B):
             Y = np.cos(mids)[:, None] * VB[:, 0] + np.sin(mids)[:, None] * VB[:, 1]
             SB, _ = top_k_supports(Y, kb, nonneg)
-            Bm = np.append(B, n)                 # local sentinel len(B) -> global n
+            Bm = np.append(B, n)  # local sentinel len(B) -> global n
             SB = Bm[SB]
         else:
             SB = np.full((len(mids), max(kb, 0)), n)
@@ -169,7 +171,7 @@ def sweep_supports_2d(V: np.ndarray, k: int, nonneg: bool, *, leaf: int | None =
     for s in range(0, n_intervals, chunk):
         e = min(s + chunk, n_intervals)
         ta = edges[s:e][:, None]
-        tb = edges[s + 1:e + 1][:, None]
+        tb = edges[s + 1 : e + 1][:, None]
         lo, hi = _interval_bounds(V1, V2, r, ta, tb, nonneg)
         keep = relevant_curves(lo, hi, k, nonneg, slack)
         for j in range(keep.shape[0]):

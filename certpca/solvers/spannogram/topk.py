@@ -5,6 +5,7 @@ direction c the best support is ``top_k(|Vc|)`` (sparse) or ``top_k((Vc)₊)``
 (nonneg), the rank-1 problem of [APD14] Prop. 3.1 (:func:`top_k_supports`).
 :func:`relevant_curves` is the pruning test both exact sweeps use on a region.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -86,7 +87,7 @@ def relevant_curves(lo, hi, k: int, nonneg: bool, slack: float) -> np.ndarray:
     """
     m = lo.shape[-1]
     if m > k:
-        L = -np.partition(-lo, k - 1, axis=-1)[..., k - 1:k]
+        L = -np.partition(-lo, k - 1, axis=-1)[..., k - 1 : k]
         keep = hi >= L - slack
     else:
         keep = np.ones(hi.shape, bool)

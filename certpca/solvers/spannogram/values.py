@@ -4,6 +4,7 @@ Sparse ([PDK13]): on support I the best value is λmax(V_IᵀV_I).  Nonneg
 ([APD14] Sec. 5, eq. (16)): the maximum of ‖V_I c‖² over unit c in the cone
 V_I c ≥ 0 (or ≤ 0), found by enumerating KKT points (:func:`max_quad_on_cone`).
 """
+
 from __future__ import annotations
 
 from itertools import combinations
@@ -39,21 +40,21 @@ def max_quad_on_cone(R: np.ndarray) -> tuple[float, np.ndarray | None]:
     m = len(R)
     for s in range(1, min(d, m + 1)):
         J = np.array(list(combinations(range(m), s)), dtype=np.int64)
-        RJ = R[J]                                   # (nJ, s, d)
+        RJ = R[J]  # (nJ, s, d)
         if s == d - 1:
-            N = null_vectors(RJ)[:, :, None]   # (nJ, d, 1)
+            N = null_vectors(RJ)[:, :, None]  # (nJ, d, 1)
             cands.append(N[:, :, 0])
             continue
         _, _, Vt = np.linalg.svd(RJ, full_matrices=True)
-        N = np.transpose(Vt[:, s:, :], (0, 2, 1))   # (nJ, d, d-s)
+        N = np.transpose(Vt[:, s:, :], (0, 2, 1))  # (nJ, d, d-s)
         Qp = np.transpose(N, (0, 2, 1)) @ Q @ N
         _, Yv = np.linalg.eigh(Qp)
-        Cc = N @ Yv                                 # (nJ, d, d-s)
+        Cc = N @ Yv  # (nJ, d, d-s)
         cands.append(np.transpose(Cc, (0, 2, 1)).reshape(-1, d))
     Cm = np.vstack(cands)
     nrm = np.linalg.norm(Cm, axis=1)
     Cm = Cm[nrm > 0] / nrm[nrm > 0, None]
-    Y = R @ Cm.T                                    # (m, ncand)
+    Y = R @ Cm.T  # (m, ncand)
     tol = CONE_TOL * float(np.abs(R).max())
     pos = np.all(Y >= -tol, axis=0)
     neg = np.all(Y <= tol, axis=0)
@@ -77,8 +78,7 @@ def null_vectors(W: np.ndarray) -> np.ndarray:
     return np.linalg.svd(W, full_matrices=True)[2][:, -1, :]
 
 
-def support_values(V: np.ndarray, S: np.ndarray, nonneg: bool, *, f_lb=None,
-                   keep: int = 16, exhaustive: bool = True):
+def support_values(V: np.ndarray, S: np.ndarray, nonneg: bool, *, f_lb=None, keep: int = 16, exhaustive: bool = True):
     """Best surrogate vectors on candidate supports, best first.
 
     Sparse ([PDK13]): on support I the best unit x is the top eigenvector of
@@ -98,7 +98,7 @@ def support_values(V: np.ndarray, S: np.ndarray, nonneg: bool, *, f_lb=None,
     n, d = V.shape
     S = np.atleast_2d(S)
     Vp = np.vstack([V, np.zeros((1, d))])
-    VI = Vp[S]                                        # (m, k, d)
+    VI = Vp[S]  # (m, k, d)
     G = np.einsum("mki,mkj->mij", VI, VI)
     ev, U = np.linalg.eigh(G)
     ub = ev[:, -1]
@@ -120,12 +120,11 @@ def support_values(V: np.ndarray, S: np.ndarray, nonneg: bool, *, f_lb=None,
         order = np.argsort(-ub)
     else:
         f = np.full(len(S), -np.inf) if f_lb is None else np.asarray(f_lb)
-        order = np.argsort(-f)[:NET_CANDIDATES_PER_KEEP * keep]
-    best: list[tuple[float, np.ndarray, np.ndarray]] = []   # (value, x, support)
+        order = np.argsort(-f)[: NET_CANDIDATES_PER_KEEP * keep]
+    best: list[tuple[float, np.ndarray, np.ndarray]] = []  # (value, x, support)
     for j in order:
         # exact for the maximum once ub ≤ the best value; a few more fill `keep`
-        if exhaustive and best and ub[j] <= best[0][0] and (len(best) >= keep
-                                                             or ub[j] <= best[-1][0]):
+        if exhaustive and best and ub[j] <= best[0][0] and (len(best) >= keep or ub[j] <= best[-1][0]):
             break
         _, c = max_quad_on_cone(VI[j])
         if c is None:
@@ -146,5 +145,4 @@ def support_values(V: np.ndarray, S: np.ndarray, nonneg: bool, *, f_lb=None,
         x = np.zeros(n)
         x[0] = 1.0
         best = [(float(np.sum(V[0] ** 2)), x, np.array([0]))]
-    return (np.array([b[0] for b in best]), [b[1] for b in best],
-            [b[2] for b in best])
+    return (np.array([b[0] for b in best]), [b[1] for b in best], [b[2] for b in best])

@@ -9,6 +9,7 @@ At a degenerate tie (many curves equal at one vertex) the ways to complete a
 support from the tie are capped at :data:`MAX_TIE_COMPLETIONS`; a capped
 enumeration is reported as truncated, never as exact.
 """
+
 from __future__ import annotations
 
 import math
@@ -75,8 +76,9 @@ def _mask_to_supports(mask: np.ndarray, k: int) -> np.ndarray:
     return np.sort(order, axis=1)
 
 
-def vertex_supports(V: np.ndarray, k: int, nonneg: bool, *, leaf: int = 40,
-                    max_work: float = MAX_WORK) -> tuple[np.ndarray, np.ndarray, str | None]:
+def vertex_supports(
+    V: np.ndarray, k: int, nonneg: bool, *, leaf: int = 40, max_work: float = MAX_WORK
+) -> tuple[np.ndarray, np.ndarray, str | None]:
     """Candidate supports by [APD14] Alg. 2 (any d).
 
     Each vertex is a direction c where d curves tie: ``[Vc]_{i1} = ±[Vc]_{i2} = … ``
@@ -118,20 +120,25 @@ def vertex_supports(V: np.ndarray, k: int, nonneg: bool, *, leaf: int = 40,
         n_vert = math.comb(rows, d) * (2 if nonneg else 2 ** (d - 1))
         if n_vert * n > max_work:
             raise InputError.bad_argument(
-                "d", f"= {d} with an exact enumeration on n = {n} features needs ~{n_vert * n:.1e} "
-                     "operations; use net='grid' (or d ≤ 3)")
+                "d",
+                f"= {d} with an exact enumeration on n = {n} features needs ~{n_vert * n:.1e} "
+                "operations; use net='grid' (or d ≤ 3)",
+            )
         enumerate_vertices(V, k, nonneg, tol, out, truncated=truncated)
     S = np.unique(np.vstack(out), axis=0)
     reason = None
     if truncated:
-        reason = (f"{len(truncated)} degenerate tie(s) with more than {MAX_TIE_COMPLETIONS} ways to "
-                  f"complete a support, e.g. {truncated[0]}")
+        reason = (
+            f"{len(truncated)} degenerate tie(s) with more than {MAX_TIE_COMPLETIONS} ways to "
+            f"complete a support, e.g. {truncated[0]}"
+        )
     # f is known only for the probes; the cone solver does not need it
     return S, np.full(len(S), -np.inf), reason
 
 
-def enumerate_vertices(V: np.ndarray, k: int, nonneg: bool, tol: float, out: list, accept=None,
-                       truncated: list | None = None) -> None:
+def enumerate_vertices(
+    V: np.ndarray, k: int, nonneg: bool, tol: float, out: list, accept=None, truncated: list | None = None
+) -> None:
     """Alg. 2 over all d-subsets of rows of V, appending supports (rows of V, sentinel n) to ``out``.
 
     ``accept(C)`` keeps only some vertex directions (then ±c are both tried);
@@ -145,8 +152,7 @@ def enumerate_vertices(V: np.ndarray, k: int, nonneg: bool, tol: float, out: lis
     signs = [np.ones(d - 1)] if nonneg else [np.array(s) for s in _sign_patterns(d - 1)]
     budget_rows = max(1, int(BATCH_ENTRIES // max(n, 1)))
     for i1 in range(min(n, rows - d + 1)):
-        tails = np.array(list(combinations(range(i1 + 1, rows), d - 1)),
-                         dtype=np.int64).reshape(-1, d - 1)
+        tails = np.array(list(combinations(range(i1 + 1, rows), d - 1)), dtype=np.int64).reshape(-1, d - 1)
         if len(tails) == 0:
             continue
         Cs, combos = [], []
@@ -155,7 +161,7 @@ def enumerate_vertices(V: np.ndarray, k: int, nonneg: bool, tol: float, out: lis
             c, ok = _null_vectors(W)
             c = c[ok]
             combo = np.hstack([np.full((ok.sum(), 1), i1), tails[ok]])
-            for sg in ((1.0, -1.0) if nonneg or accept is not None else (1.0,)):
+            for sg in (1.0, -1.0) if nonneg or accept is not None else (1.0,):
                 cc = sg * c
                 if accept is not None:
                     m = accept(cc)
@@ -167,8 +173,7 @@ def enumerate_vertices(V: np.ndarray, k: int, nonneg: bool, tol: float, out: lis
         Cm = np.vstack(Cs)
         Km = np.vstack(combos)
         for s0 in range(0, len(Cm), budget_rows):
-            _vertex_batch(V, Cm[s0:s0 + budget_rows], Km[s0:s0 + budget_rows], k, nonneg,
-                          tol, out, truncated)
+            _vertex_batch(V, Cm[s0 : s0 + budget_rows], Km[s0 : s0 + budget_rows], k, nonneg, tol, out, truncated)
 
 
 def _patch_vertices_3d(V, k, nonneg, tol, leaf, out, truncated):
@@ -270,7 +275,7 @@ def _vertex_batch(V, C, K, k, nonneg, tol, out, truncated):
     Y = C @ V.T
     G = Y if nonneg else np.abs(Y)
     t = G[np.arange(len(C)), K[:, 0]]
-    gt = (G > t[:, None] + tol)
+    gt = G > t[:, None] + tol
     eq = np.abs(G - t[:, None]) <= tol
     n_gt = gt.sum(1)
     n_eq = eq.sum(1)
