@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gzip
 import io
 import json
 
@@ -153,3 +154,19 @@ def test_extreme_magnitudes_are_worked_in_safe_units_and_say_so(tmp_path, power)
     # variance(scaled) · 4^e = variance(plain) · 10^(2·power), compared on the log scale
     lhs = np.log(values["scaled"]) + 2 * exponent * np.log(2.0)
     assert lhs == pytest.approx(np.log(values["plain"]) + 2 * power * np.log(10.0), rel=1e-9)
+
+
+def test_files_that_are_not_what_they_seem_get_their_own_message(tmp_path):
+    (tmp_path / "semi.csv").write_text("sample;g1;g2\ns1;1,5;2,5\ns2;3,1;4,2\ns3;1,0;0,3\n")
+    whole = gzip.compress(("sample,g1\n" + "".join(f"s{i},{i * 0.37:.5f}\n" for i in range(2000))).encode())
+    (tmp_path / "trunc.csv.gz").write_bytes(whole[: len(whole) // 2])
+    (tmp_path / "plain.csv.gz").write_text("sample,g1\ns1,1\n")
+    expected = {
+        "semi.csv": "semi.csv looks semicolon-separated (with decimal commas?); save it comma- or tab-separated "
+        "with decimal points",
+        "trunc.csv.gz": "trunc.csv.gz ends early (truncated); download it again or give the uncompressed file",
+        "plain.csv.gz": "plain.csv.gz is not a gzip file; download it again or give the uncompressed file",
+    }
+    for name, message in expected.items():
+        code, out, err = _run(["fit", tmp_path / name, "--k", "1"])
+        assert code == 2 and out == "" and err.strip() == f"certpca: error: {message}"

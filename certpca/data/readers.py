@@ -104,7 +104,10 @@ def _read_lines(path: Path) -> list[str]:
     try:
         with opener(path, "rt", encoding="utf-8-sig", newline="") as fh:
             text = fh.read()
-    except (UnicodeDecodeError, gzip.BadGzipFile, EOFError) as exc:
+    except (gzip.BadGzipFile, EOFError) as exc:
+        what = "ends early (truncated)" if isinstance(exc, EOFError) else "is not a gzip file"
+        raise InputError(f"{path.name} {what}; download it again or give the uncompressed file") from None
+    except UnicodeDecodeError as exc:
         raise InputError(
             f"cannot read {path.name} as text ({exc.__class__.__name__}); save it as UTF-8 CSV/TSV, parquet or npz"
         ) from None
@@ -158,6 +161,11 @@ def _parse_text(path: Path, *, covariance: bool) -> _Table:
         col_ids = header  # R's write.csv: no name for the id column
     elif width == len(header):
         col_ids = header[1:]
+    elif len(header) == 1 and ";" in header[0]:
+        raise InputError(
+            f"{path.name} looks semicolon-separated (with decimal commas?); save it comma- or tab-separated "
+            "with decimal points"
+        )
     else:
         raise InputError(
             f"{path.name}: the header has {len(header)} fields but the rows have {width}; "
