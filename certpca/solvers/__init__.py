@@ -91,6 +91,7 @@ def solve(
     t0 = time.perf_counter()
     best: tuple[float, np.ndarray, Run] | None = None
     iterations, n_starts = 0, 0
+    refits: dict = {}  # one eigenproblem per distinct support (renormalize's cache)
     if starts is None:
         starts = solver.starts(problem, nonneg, rng, restarts)
     for start in starts:
@@ -104,10 +105,10 @@ def solve(
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        w = run.weights
         if renormalize_support and solver.sparse and run.weights.any():
-            w = renormalize(problem, w, run.support, nonneg)
-        value = problem.variance(w)
+            w, value = renormalize(problem, run.weights, run.support, nonneg, cache=refits)
+        else:
+            w, value = run.weights, problem.variance(run.weights)
         if best is None or value > best[0]:
             best = (value, w, run)
     seconds = time.perf_counter() - t0
@@ -119,18 +120,18 @@ def solve(
     # an explicit option (e.g. GPower's γ) fixes the sparsity, and renormalize_support=False asks for the
     # algorithm's own weights (the floor is a refitted vector): both are respected
     if solver.sparse and not options and renormalize_support:
-        floor_value, floor_w, floor_name = floor(problem, k, nonneg)
+        floor_value, floor_w, floor_name = floor(problem, k, nonneg, cache=refits)
         if floor_value > value:
             value, w = floor_value, floor_w
             run = Run(floor_w, np.flatnonzero(floor_w))  # the floor's reach is read off its weights
             extras["floor"] = f"{method}'s own best ({best[0]:.6g}) was below the {floor_name}"
             if solver.warm_start:  # the method may still improve on the floor, e.g. grow its support to k
                 again = solver.run(problem, k, nonneg, floor_w, **opts)
-                w2 = renormalize(problem, again.weights, again.support, nonneg) if again.weights.any() else w
-                if problem.variance(w2) > value:
-                    value, w = problem.variance(w2), w2
-                    run = again
-                    extras["floor"] += f", and {method} started from it reached more"
+                if again.weights.any():
+                    w2, value2 = renormalize(problem, again.weights, again.support, nonneg, cache=refits)
+                    if value2 > value:
+                        value, w, run = value2, w2, again
+                        extras["floor"] += f", and {method} started from it reached more"
     w = fix_sign(w, nonneg)
     status = run_status(problem, w, k, nonneg, run, sparse=solver.sparse)
     if status.reach in (Reach.STOPPED_SHORT, Reach.UNREACHABLE):
@@ -153,13 +154,13 @@ def solve(
     )
 
 
-def floor(problem: Problem, k: int, nonneg: bool) -> tuple[float, np.ndarray, str]:
+def floor(problem: Problem, k: int, nonneg: bool, *, cache: dict | None = None) -> tuple[float, np.ndarray, str]:
     """The obvious answers no solver may fall below: the best single feature and thresholded PC1.
 
     k = 1 is solved exactly by the largest diagonal entry (a unit vector e_j, feasible
     with or without w ≥ 0); for k ≥ 2 the sign-appropriate k largest entries of PC1
     (Cadima & Jolliffe 1995), refitted on their support, often beat a poor local optimum.
-    Returns (value, vector, what it is).
+    Returns (value, vector, what it is); ``cache`` is :func:`renormalize`'s.
     """
     j = int(np.argmax(problem.diag))
     single = np.zeros(problem.dim)
@@ -170,9 +171,9 @@ def floor(problem: Problem, k: int, nonneg: bool) -> tuple[float, np.ndarray, st
         for start in threshold.starts(problem, nonneg, np.random.default_rng(0), 0):
             run = threshold.run(problem, k, nonneg, start)
             if run.weights.any():
-                w = renormalize(problem, run.weights, run.support, nonneg)
-                if problem.variance(w) > best[0]:
-                    best = (problem.variance(w), w, "thresholded first principal component")
+                w, value = renormalize(problem, run.weights, run.support, nonneg, cache=cache)
+                if value > best[0]:
+                    best = (value, w, "thresholded first principal component")
     return best
 
 

@@ -15,14 +15,17 @@ from ..problem import Problem
 from .base import Run, Solver, top_k
 
 
-def em_step(problem: Problem, w: np.ndarray, k: int, nonneg: bool) -> tuple[np.ndarray, np.ndarray]:
+def em_step(
+    problem: Problem, w: np.ndarray, k: int, nonneg: bool, hint: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """One EM iteration (Algorithm 2's loop body); returns (new unit w, chosen support).
 
-    The new w is zero when no entry of w* is positive under ``nonneg``.
+    The new w is zero when no entry of w* is positive under ``nonneg``.  ``hint``
+    (the previous support) only speeds up the selection (:func:`~.base.top_k`).
     """
     w_star = problem.matvec(w)
     mag = np.maximum(w_star, 0.0) if nonneg else np.abs(w_star)
-    support, threshold = top_k(mag, k)
+    support, threshold = top_k(mag, k, hint)
     support = support[mag[support] > 0]
     new = np.zeros_like(w)
     new[support] = (mag[support] - threshold) * np.sign(w_star[support])
@@ -42,12 +45,15 @@ class EM(Solver):
     weights it discards.  On the leukemia path (k = 1..300 step 3) stopping after 2
     unchanged supports halved the iterations (2253 → 1231) at slightly *more*
     variance (the soft-thresholded fixed point is not the refit optimum); tol = 1e-6
-    did the same against 1e-9.  ``stable_support=None`` iterates to ``tol``.
+    did the same against 1e-9.  On the warm path k = 1..300 one unchanged support
+    again halved them (sparse 3220 → 1498, nonneg 2092 → 1277) at slightly more mean
+    variance (0.42262 → 0.42286 and 0.32464 → 0.32476 of λ1).  ``stable_support=None``
+    iterates to ``tol``.
     """
 
     name = "em"
     warm_start = True
-    defaults = {"tol": 1e-6, "max_iter": 1000, "stable_support": 2}
+    defaults = {"tol": 1e-6, "max_iter": 1000, "stable_support": 1}
     reference = (
         "Sigg, C. D. & Buhmann, J. M. (2008). Expectation-maximization for sparse and "
         "non-negative PCA. Proceedings of the 25th International Conference on Machine Learning."
@@ -70,11 +76,11 @@ class EM(Solver):
             starts.append(r / np.linalg.norm(r))
         return starts
 
-    def run(self, problem, k, nonneg, start, tol=1e-6, max_iter=1000, stable_support=2):
+    def run(self, problem, k, nonneg, start, tol=1e-6, max_iter=1000, stable_support=1):
         w = start
         support, unchanged = np.flatnonzero(w), 0
         for it in range(1, max_iter + 1):
-            new, chosen = em_step(problem, w, k, nonneg)
+            new, chosen = em_step(problem, w, k, nonneg, support)
             if not new.any():
                 return Run(new, chosen, it, True)
             same = chosen.size == support.size and np.array_equal(np.sort(chosen), np.sort(support))
