@@ -68,6 +68,7 @@ def solve(
     restarts: int = 10,
     renormalize_support: bool = True,
     starts: list[np.ndarray | None] | None = None,
+    run_options: dict | None = None,
     **options,
 ) -> Component:
     """Best component found by ``method`` over its starts.
@@ -78,7 +79,9 @@ def solve(
     than k that the data do not explain is also a warning.  Unknown options are an
     InputError.  The result is never below :func:`floor` (the best single feature,
     thresholded PC1) unless an explicit option of the method fixes its sparsity or
-    ``renormalize_support`` is False.
+    ``renormalize_support`` is False.  ``run_options`` (the solver's ``path_options``,
+    from :func:`~certpca.paths.fit_path`) change only when its runs stop, so unlike
+    ``**options`` they keep the floor.
     """
     solver = check_method(method, nonneg, options)
     k = check_cardinality(k, problem.dim, "k")
@@ -86,7 +89,7 @@ def solve(
     rng = check_random_state(rng, "rng")
     if not solver.sparse:
         k = problem.dim
-    opts = {**solver.defaults, **options}
+    opts = {**solver.defaults, **(run_options or {}), **options}
 
     t0 = time.perf_counter()
     best: tuple[float, np.ndarray, Run] | None = None

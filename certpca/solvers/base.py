@@ -56,6 +56,7 @@ class Solver:
     joint: ClassVar[bool] = False  # fits several components at once: implements fit_joint
     warm_start: ClassVar[bool] = False  # an iterative method that can start from a previous solution
     defaults: ClassVar[dict] = {}
+    path_options: ClassVar[dict] = {}  # stopping options for runs warm-started along a path (fit_path)
     reference: ClassVar[str] = ""
 
     def starts(
