@@ -19,9 +19,10 @@ def prepare(ds: Dataset, *, center: bool = True, scale: bool = False, log2: floa
 
     Steps, in order: ``log2(max(x, log2))`` (a floor, for expression data);
     dropping constant features (a warning; an error with ``scale`` since it
-    would divide by zero); centring each feature; dividing each feature by its
-    sample standard deviation (ddof=1).  For a covariance, ``scale`` gives the
-    correlation matrix and ``center`` does nothing.
+    would divide by zero); centring each feature; dividing each feature by
+    sqrt(Σx²/(N−1)) as R's ``scale()`` and ``prcomp`` do: the sample standard
+    deviation when centred, the root mean square when not.  For a covariance,
+    ``scale`` gives the correlation matrix and ``center`` does nothing.
     """
     if log2 is not None and not log2 > 0:
         raise InputError(f"--log2 floor must be positive (got {log2}); e.g. --log2 20 for microarray signals")
@@ -36,8 +37,8 @@ def prepare(ds: Dataset, *, center: bool = True, scale: bool = False, log2: floa
     if center:
         means = pd.Series(X.mean(axis=0), index=feature_ids, name="center")
         X = X - means.to_numpy()
-    if scale:
-        sds = pd.Series(X.std(axis=0, ddof=1), index=feature_ids, name="scale")
+    if scale:   # R's prcomp/scale(): sqrt(sum x^2 / (N-1)), the sd when centred, the root mean square when not
+        sds = pd.Series(np.sqrt(np.sum(X**2, axis=0) / (X.shape[0] - 1)), index=feature_ids, name="scale")
         X = X / sds.to_numpy()
     dropped = [str(f) for f in ds.feature_ids[~keep]]
     steps = {"center": center, "scale": scale, "log2_floor": log2, "dropped_constant": dropped}
