@@ -32,10 +32,12 @@ def fit(
     """Fit sparse (``nonneg=True``: nonnegative sparse) principal components.
 
     ``data`` is a :class:`Dataset`, a :class:`Problem`, a bundled data set name or a
-    path (read and centred with :func:`load`'s defaults).
+    path (read and centred with :func:`load`'s defaults).  A fit of samples × features
+    data carries R prcomp's scores ``x``, ``center``, ``scale`` and ``predict``.
     """
-    problem, info = _problem(data)
-    return components.fit_components(
+    ds = data if isinstance(data, (Dataset, Problem)) else load(data)  # the Dataset, kept for the scores
+    problem, info = _problem(ds)
+    result = components.fit_components(
         problem,
         k,
         n_components=n_components,
@@ -47,6 +49,7 @@ def fit(
         data=info,
         **options,
     )
+    return result.attach_data(ds) if isinstance(ds, Dataset) else result
 
 
 def path(

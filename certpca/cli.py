@@ -258,7 +258,7 @@ def _cmd_fit(args) -> int:
         print(json.dumps(fit.to_dict(), allow_nan=False))
     else:
         _data_lines(ds)
-        print(fit)
+        print(fit.summary())  # the importance table and certificates; print(fit) is R's prcomp print
         print()
         for i, comp in enumerate(fit.components):
             top = comp.loadings[comp.weights != 0].abs().sort_values(ascending=False).index[:8]

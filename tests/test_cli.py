@@ -198,4 +198,4 @@ def test_python_certify_attaches_to_fit():
     cert = certpca.certify(fit)
     assert fit.certificates == [cert] and cert.optimal
     assert abs(cert.value - 3.771) < 5e-4
-    assert "certified 100.00%" in str(fit)
+    assert "certified 100.00%" in str(fit.summary())

@@ -20,9 +20,10 @@ def prepare(ds: Dataset, *, center: bool = True, scale: bool = False, log2: floa
 
     Steps, in order: ``log2(max(x, log2))`` (a floor, for expression data);
     dropping constant features (a warning; an error with ``scale`` since it
-    would divide by zero); centring each feature; dividing each feature by its
-    sample standard deviation (ddof=1).  For a covariance, ``scale`` gives the
-    correlation matrix and ``center`` does nothing.
+    would divide by zero); centring each feature; dividing each feature by
+    sqrt(Σx²/(N−1)) as R's ``scale()`` and ``prcomp`` do: the sample standard
+    deviation when centred, the root mean square when not.  For a covariance,
+    ``scale`` gives the correlation matrix and ``center`` does nothing.
     """
     if log2 is not None and not log2 > 0:
         raise InputError(f"--log2 floor must be positive (got {log2}); e.g. --log2 20 for microarray signals")
@@ -33,14 +34,18 @@ def prepare(ds: Dataset, *, center: bool = True, scale: bool = False, log2: floa
         X = np.log2(np.maximum(X, log2))
     keep = _keep_nonconstant(ds.feature_ids, np.ptp(X, axis=0) > 0, scale)
     X, feature_ids = X[:, keep], ds.feature_ids[keep]
+    X, exponent = _safe_units(X, warn=not scale)  # before the sums of centring, which could overflow too
     means = sds = None
     if center:
-        means = pd.Series(X.mean(axis=0), index=feature_ids, name="center")
-        X = X - means.to_numpy()
-    if scale:
-        sds = pd.Series(X.std(axis=0, ddof=1), index=feature_ids, name="scale")
-        X = X / sds.to_numpy()
-    X, exponent = _safe_units(X)
+        means = X.mean(axis=0)
+        X = X - means
+    if scale:  # R's prcomp/scale(): sqrt(sum x^2 / (N-1)), the sd when centred, the root mean square when not
+        sds = np.sqrt(np.sum(X**2, axis=0) / (X.shape[0] - 1))
+        X = X / sds
+    # center and scale are kept in the data's own units (ldexp is exact), for predict
+    means = None if means is None else pd.Series(np.ldexp(means, exponent), index=feature_ids, name="center")
+    sds = None if sds is None else pd.Series(np.ldexp(sds, exponent), index=feature_ids, name="scale")
+    exponent = 0 if scale else exponent  # scaled values are unit-free
     dropped = [str(f) for f in ds.feature_ids[~keep]]
     steps = {"center": center, "scale": scale, "log2_floor": log2, "dropped_constant": dropped}
     if exponent:
@@ -54,19 +59,21 @@ def prepare(ds: Dataset, *, center: bool = True, scale: bool = False, log2: floa
 SAFE_MAX, SAFE_MIN = 2.0**300, 2.0**-300
 
 
-def _safe_units(X: np.ndarray) -> tuple[np.ndarray, int]:
+def _safe_units(X: np.ndarray, *, warn: bool) -> tuple[np.ndarray, int]:
     """X divided by 2^e (exact in binary floating point) when its magnitude would overflow or underflow
-    in a covariance product, with e; e = 0 and X itself otherwise.  The warning says how to convert."""
+    in a mean or a covariance product, with e; e = 0 and X itself otherwise.  With ``warn`` (the
+    variances stay in these units: no scaling follows) a warning says how to convert."""
     top = float(np.max(np.abs(X))) if X.size else 0.0
     if top == 0.0 or SAFE_MIN <= top <= SAFE_MAX:
         return X, 0
     exponent = int(np.round(np.log2(top)))
-    warnings.warn(
-        f"values as {'large' if top > 1 else 'small'} as {top:.3g} were divided by 2^{exponent} so "
-        f"that products stay finite; variances are in these units (multiply by 4^{exponent} for the "
-        "original ones)",
-        stacklevel=3,
-    )
+    if warn:
+        warnings.warn(
+            f"values as {'large' if top > 1 else 'small'} as {top:.3g} were divided by 2^{exponent} so "
+            f"that products stay finite; variances are in these units (multiply by 4^{exponent} for the "
+            "original ones)",
+            stacklevel=3,
+        )
     return np.ldexp(X, -exponent), exponent
 
 
