@@ -19,11 +19,10 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from .certify import Certificate, certify_vector
+from .certify import certify_components
 from .components import DEFLATIONS, fit_components
 from .errors import InputError
 from .problem import Problem
-from .results import Fit
 from .validation import check_cardinality, check_choice
 
 #: seeds drawn from a numpy RandomState or Generator lie below this
@@ -63,11 +62,11 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     n_components_ : components found (fewer than asked when disjoint supports run out).
     n_features_in_, feature_names_in_ : as every scikit-learn estimator records them.
     certificates_ : one :class:`certpca.Certificate` per component (None without
-        ``certify``): the value wᵀCw and a proven upper bound on the best value
-        possible.  Component l is certified on the problem it solved: C deflated by
-        the earlier components (projection), C restricted to the features they left
-        (disjoint), or C itself (quasi, joint: their components solve no single
-        problem one by one, so later ones are compared with the first's optimum).
+        ``certify``, or for an all-zero component): the value and a proven upper
+        bound on the best value possible on the problem the component solved
+        (:func:`certpca.certify.certify_components`): C deflated by the earlier
+        components (projection, and quasi and joint read the same way), or C
+        restricted to the features they left (disjoint).
     fit_ : the :class:`certpca.Fit`, with its ``summary()``.
     """
 
@@ -123,33 +122,11 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         self.n_components_ = W.shape[1]
         self.explained_variance_ = np.asarray(fit.additional_variance, dtype=float)
         self.explained_variance_ratio_ = np.asarray(fit.pev, dtype=float)
-        self.certificates_ = self._certificates(problem, fit) if self.certify else [None] * self.n_components_
-        fit.certificates = [c for c in self.certificates_ if c is not None]
+        if self.certify:
+            fit.certificates = certify_components(fit, bounds=self.bounds, budget=self.budget)
+        self.certificates_ = list(fit.certificates) or [None] * self.n_components_
         self.fit_ = fit
         return self
-
-    def _certificates(self, problem: Problem, fit: Fit) -> list[Certificate]:
-        """Each component's certificate on the problem it solved (see ``certificates_``)."""
-        certs = []
-        current, free = problem, np.arange(problem.dim)
-        for comp in fit.components:
-            w = comp.weights
-            if fit.options["deflation"] == "disjoint":
-                cert = certify_vector(
-                    problem.subset(free),
-                    w[free],
-                    min(comp.k, free.size),
-                    comp.nonneg,
-                    bounds=self.bounds,
-                    budget=self.budget,
-                )
-                free = free[w[free] == 0]
-            else:
-                cert = certify_vector(current, w, comp.k, comp.nonneg, bounds=self.bounds, budget=self.budget)
-                if fit.options["deflation"] == "projection":
-                    current = current.deflate(w / np.linalg.norm(w))
-            certs.append(cert)
-        return certs
 
     def transform(self, X):
         """Scores: the centred X times the loadings (R's ``predict.prcomp``; scikit-learn's PCA)."""

@@ -36,8 +36,8 @@ import numpy as np
 from certpca import datasets
 from certpca.certify import REGISTRY as BOUNDS
 from certpca.certify import Certificate, certify_vector
+from certpca.certify.components import certify_components
 from certpca.components import fit_components
-from certpca.components.certificates import certify_components
 from certpca.data import Dataset
 from certpca.data.advice import preprocessing_advice
 from certpca.errors import InputError
