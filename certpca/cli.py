@@ -20,20 +20,25 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
+from . import api
 from .certify import REGISTRY as BOUNDS
-from .certify import certify_vector, parse_bounds
-from .components import fit_components
+from .certify import certify, certify_vector, parse_bounds
 from .data.advice import preprocessing_advice
 from .datasets import table as datasets_table
 from .errors import InputError
-from .io import Outputs, load
+from .io import Outputs
 from .paths import fit_path, path_table
 from .report.commands import add_commands as add_report_commands
+from .report.commands import load_data
 from .reproduce import add_commands as add_reproduce_commands
 from .solvers import REGISTRY as SOLVERS
 from .solvers import solve
 from .validation import check_float, check_int, check_random_state, parse_grid
 from .version import __version__
+
+#: seconds per component after which ``certpca fit`` starts no new bound: the cheap bounds always
+#: run, the strong ones (threshold split, sample-space SDP) only when they fit
+FIT_BUDGET = 10.0
 
 #: The flag of each library parameter, so a library message can speak the CLI's words.
 FLAGS = {
@@ -130,8 +135,27 @@ def _build_parser() -> argparse.ArgumentParser:
         action="store_false",
         help="keep the solver's weights instead of refitting them on the support",
     )
+    fit.add_argument(
+        "--no-certify",
+        dest="certify",
+        action="store_false",
+        help="skip the certificates (by default every component is certified on the problem it solved)",
+    )
+    fit.add_argument(
+        "--bounds",
+        metavar="NAME,...",
+        help="bounds of the certificates (default: those 'certpca certify' chooses for the size)",
+    )
+    fit.add_argument(
+        "--budget",
+        type=float,
+        default=FIT_BUDGET,
+        metavar="SECONDS",
+        help=f"per component, start no new bound after this time (default {FIT_BUDGET:g})",
+    )
     fit.add_argument("--out", type=Path, metavar="FILE", help="write the loadings as CSV (features x components)")
-    fit.add_argument("--force", action="store_true", help="overwrite an existing --out file (never an input)")
+    fit.add_argument("--scores", type=Path, metavar="FILE", help="write the scores as CSV (samples x components)")
+    fit.add_argument("--force", action="store_true", help="overwrite existing output files (never an input)")
     fit.add_argument("--json", action="store_true", help="print one JSON object instead of the summary")
     fit.set_defaults(handler=_cmd_fit)
 
@@ -209,20 +233,6 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _load(args):
-    return load(
-        args.data,
-        transpose=args.transpose,
-        covariance=args.covariance,
-        na=args.na,
-        center=args.center,
-        scale=args.scale,
-        log2=args.log2,
-        layer=args.layer,
-        use_raw=args.use_raw,
-    )
-
-
 def _data_lines(ds) -> None:
     """The start of every terminal summary: the data's shape and preprocessing, then any advice."""
     print(f"Data: {ds.summary_line()}")
@@ -232,14 +242,20 @@ def _data_lines(ds) -> None:
 
 def _cmd_fit(args) -> int:
     outputs = Outputs(force=args.force, inputs=[args.data])
-    if args.out is not None:
-        outputs.claim(args.out, "loadings", flag="--out")
+    files = {"loadings": args.out, "scores": args.scores}
+    for what, path in files.items():
+        if path is not None:
+            outputs.claim(path, what, flag="--out" if what == "loadings" else "--scores")
     check_float(args.min_angle, "min_angle", low=0, high=90)
     check_int(args.restarts, "restarts", low=0)
+    check_float(args.budget, "budget", low=0)
     check_random_state(args.seed)
-    ds = _load(args)
-    fit = fit_components(
-        ds.problem(),
+    bounds = parse_bounds(args.bounds) if args.bounds else None
+    ds = load_data(args)
+    if args.scores is not None and ds.is_covariance:
+        raise InputError("--scores needs samples, and a covariance matrix has none; drop --scores")
+    fit = api.fit(
+        ds,
         args.k,
         n_components=args.components,
         method=args.method,
@@ -249,24 +265,28 @@ def _cmd_fit(args) -> int:
         restarts=args.restarts,
         renormalize=args.renormalize,
         min_angle=args.min_angle,
-        data=ds.describe(),
     )
-    if args.out is not None:
-        with outputs.writing():
-            outputs.write(args.out, fit.rotation.rename_axis("feature").to_csv(float_format="%.17g"))
-    if args.json:
-        print(json.dumps(fit.to_dict(), allow_nan=False))
-    else:
-        _data_lines(ds)
-        print(fit.summary())  # the importance table and certificates; print(fit) is R's prcomp print
-        print()
-        for i, comp in enumerate(fit.components):
-            top = comp.loadings[comp.weights != 0].abs().sort_values(ascending=False).index[:8]
-            shown = ", ".join(f"{f} {comp.loadings[f]:+.3f}" for f in top)
-            more = f", ... ({comp.cardinality - len(top)} more)" if comp.cardinality > len(top) else ""
-            print(f"PC{i + 1} largest loadings: {shown}{more}")
+    if args.certify:
+        certify(fit, bounds=bounds, budget=args.budget)
+    with outputs.writing():
         if args.out is not None:
-            print(f"\nLoadings written to {args.out}")
+            outputs.write(args.out, fit.rotation.rename_axis("feature").to_csv(float_format="%.17g"))
+        if args.scores is not None and fit.x is not None:
+            outputs.write(args.scores, fit.x.rename_axis("sample").to_csv(float_format="%.17g"))
+    written = {what: str(path) for what, path in files.items() if path is not None}
+    if args.json:
+        print(json.dumps({**fit.to_dict(), "files": written}, allow_nan=False))
+        return 0
+    _data_lines(ds)
+    print(fit.summary())  # the importance table and certificates; print(fit) is R's prcomp print
+    print()
+    for i, comp in enumerate(fit.components):
+        top = comp.loadings[comp.weights != 0].abs().sort_values(ascending=False).index[:8]
+        shown = ", ".join(f"{f} {comp.loadings[f]:+.3f}" for f in top)
+        more = f", ... ({comp.cardinality - len(top)} more)" if comp.cardinality > len(top) else ""
+        print(f"PC{i + 1} largest loadings: {shown}{more}")
+    for what, path in written.items():
+        print(f"{what.capitalize()} written to {path}")
     return 0
 
 
@@ -323,7 +343,7 @@ def _cmd_certify(args) -> int:
         check_float(args.budget, "budget", low=0)
     check_float(args.tol, "tol", low=0, high=1)
     check_random_state(args.seed)
-    ds = _load(args)
+    ds = load_data(args)
     problem = ds.problem()
     if args.loadings is not None:
         w, source = _read_loadings(args.loadings, args.component, problem.feature_ids)
@@ -350,7 +370,7 @@ def _cmd_path(args) -> int:
     bounds = parse_bounds(args.bounds) if args.bounds else None
     check_int(args.restarts, "restarts", low=0)
     check_random_state(args.seed)
-    ds = _load(args)
+    ds = load_data(args)
     problem = ds.problem()
     ks = parse_grid(args.k, problem.dim)
     comps = fit_path(problem, ks, method=args.method, nonneg=args.nonneg, seed=args.seed, restarts=args.restarts)
