@@ -418,14 +418,29 @@ class Fit:
 
 
 class Summary:
-    """An importance table with a title and notes, rendered as text, HTML or LaTeX."""
+    """A table with a title and notes, rendered as text, HTML or LaTeX.
 
-    def __init__(self, title: str, table: pd.DataFrame, notes: list[str]):
-        self.title, self.table, self.notes = title, table, notes
+    Its quantities (standard deviation, certified fraction, ...) are rows, as in
+    summary.prcomp's importance matrix, or columns with ``by_column`` (one row per bound
+    in a certificate's summary); each is formatted by its name.
+    """
+
+    def __init__(
+        self,
+        title: str,
+        table: pd.DataFrame,
+        notes: list[str],
+        *,
+        by_column: bool = False,
+        heading: str = "Importance of components:",
+    ):
+        self.title, self.table, self.notes, self.by_column, self.heading = title, table, notes, by_column, heading
 
     def _formatted(self) -> pd.DataFrame:
         """Cells as text: summary.prcomp's rows column by column to 4 significant digits (as R prints
         its importance matrix), cardinalities as integers, fractions as percentages."""
+        if self.by_column:
+            return Summary(self.title, self.table.T, self.notes)._formatted().T
         t = self.table.astype(object)
         r_rows = [r for r in R_ROWS if r in t.index]
         for col in t.columns:
@@ -441,7 +456,7 @@ class Summary:
         lines = [
             self.title,
             "",
-            "Importance of components:",
+            self.heading,
             " " * label_w + "".join(f" {c:>{w}}" for c, w in zip(t.columns, widths)),
         ]
         for row in t.index:
@@ -454,7 +469,8 @@ class Summary:
         return f"<div class='summary'><h3>{text.html(self.title)}</h3>{table}<ul>{notes}</ul></div>"
 
     def as_latex(self) -> str:
-        styler = self._formatted().style
+        styler = self._formatted().style.format(escape="latex").format_index(escape="latex", axis=0)
+        styler = styler.format_index(escape="latex", axis=1)
         return styler.to_latex(hrules=True, caption=text.latex(self.title))
 
     _repr_html_ = as_html
@@ -470,6 +486,8 @@ def _cell(row: str, v) -> str:
         return f"{int(v):d}"
     if row == "Certified fraction":
         return f"{100 * float(v):.2f}%"
+    if row == "Seconds":
+        return f"{float(v):.2g}"
     return r_format(np.array([float(v)]), 6)[0]
 
 

@@ -21,11 +21,13 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
 from certpca.certify.numerics import Bound, NotApplicable
 from certpca.certify.registry import REGISTRY, default_bounds, parse_bounds
 from certpca.errors import InputError
 from certpca.problem import Problem
+from certpca.results import Summary
 from certpca.validation import check_cardinality, check_float
 
 #: seconds for the default bound list when no budget is given: no new bound starts after
@@ -138,6 +140,29 @@ class Certificate:
             "bounds": [b.to_dict() for b in self.bounds],
             "skipped": dict(self.skipped),
         }
+
+    def summary(self) -> Summary:
+        """The bounds computed, tightest first, as a table (upper bound, the certified fraction it
+        alone gives, seconds) with the verdict in the notes; ``as_text``, ``as_html``, ``as_latex``."""
+        ranked = sorted(self.bounds, key=lambda b: b.value)
+        table = pd.DataFrame(
+            {
+                "Upper bound": [b.value for b in ranked],
+                "Certified fraction": [self.value / b.value if b.value > 0 else float("nan") for b in ranked],
+                "Seconds": [b.seconds for b in ranked],
+            },
+            index=pd.Index([b.name for b in ranked]),
+        )
+        verdict = "proven optimal" if self.optimal else "not proven optimal"
+        notes = [
+            f"Value {self.value:.6g} <= OPT <= {self.upper_bound:.6g} (bound: {self.winner}); "
+            f"certified {100 * self.certified_fraction:.2f}%, {verdict} (tolerance {self.tol:g})",
+            *(f"{name} skipped: {why}" for name, why in self.skipped.items()),
+        ]
+        kind = "nonnegative " if self.nonneg else ""
+        return Summary(
+            f"Certificate for {kind}k = {self.k}", table, notes, by_column=True, heading="Upper bounds on OPT:"
+        )
 
     def __str__(self) -> str:
         kind = "nonnegative " if self.nonneg else ""
