@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from . import components, paths, validation
 from .data import Dataset
+from .data.convert import is_anndata
 from .io import load
 from .problem import Problem
 from .results import Fit
@@ -27,15 +28,24 @@ def fit(
     deflation: str = "projection",
     seed: int = 0,
     restarts: int = 10,
+    layer: str | None = None,
+    use_raw: bool = False,
+    key_added: str | None = "spca",
     **options,
 ) -> Fit:
     """Fit sparse (``nonneg=True``: nonnegative sparse) principal components.
 
-    ``data`` is a :class:`Dataset`, a :class:`Problem`, a bundled data set name or a
-    path (read and centred with :func:`load`'s defaults).  A fit of samples × features
-    data carries R prcomp's scores ``x``, ``center``, ``scale`` and ``predict``.
+    ``data`` is a :class:`Dataset`, a :class:`Problem`, a bundled data set name, a path,
+    or a numpy array, DataFrame, scipy.sparse matrix or AnnData (read and centred with
+    :func:`load`'s defaults; ``layer``/``use_raw`` choose an AnnData's matrix).  A fit of
+    samples × features data carries R prcomp's scores ``x``, ``center``, ``scale`` and
+    ``predict``.  An AnnData gets the fit stored in place as ``sc.pp.pca`` does
+    (:meth:`Fit.to_anndata` under ``key_added``; None: not stored).
     """
-    ds = data if isinstance(data, (Dataset, Problem)) else load(data)  # the Dataset, kept for the scores
+    if isinstance(data, (Dataset, Problem)):
+        ds = data
+    else:
+        ds = load(data, layer=layer, use_raw=use_raw)  # the Dataset, kept for the scores
     problem, info = _problem(ds)
     result = components.fit_components(
         problem,
@@ -49,7 +59,12 @@ def fit(
         data=info,
         **options,
     )
-    return result.attach_data(ds) if isinstance(ds, Dataset) else result
+    if not isinstance(ds, Dataset):
+        return result
+    result.attach_data(ds)
+    if key_added is not None and is_anndata(data):
+        result.to_anndata(data, key_added, params={"layer": layer, "use_raw": use_raw})
+    return result
 
 
 def path(

@@ -240,6 +240,59 @@ class Fit:
         self.projection = Projection.of(ds)
         return self
 
+    def to_anndata(self, adata, key: str = "spca", *, params: dict | None = None) -> None:
+        """Store the fit in an AnnData object as scanpy's ``sc.pp.pca`` stores PCA.
+
+        ``obsm["X_<key>"]`` the scores (cells × components), ``varm["<key>_loadings"]``
+        the loadings (genes × components, zero for genes not fitted, e.g. dropped as
+        constant), ``uns[key]`` the parameters, the additional variances and their ratios
+        to the total, the cardinalities and, once certified, each component's upper bound,
+        certified fraction and proof.  Loadings over genes that are not ``adata.var_names``
+        (a fit of ``raw`` with more genes) go to ``uns[key]["loadings"]`` as a DataFrame.
+        """
+        if self.scores is None:
+            raise InputError("only a fit of samples x features data has scores to store in an AnnData")
+        cells = pd.Index(adata.obs_names.astype(str))
+        if len(cells) != len(self.scores) or not cells.isin(self.scores.index).all():
+            raise InputError("the AnnData's cells are not those of the fit; store it in the AnnData it came from")
+        x = self.scores.reindex(cells)
+        W = self.rotation
+        uns: dict = {
+            "params": {
+                "k": int(self.options.get("k", 0)),
+                "nonneg": bool(self.options.get("nonneg", False)),
+                "method": str(self.options.get("method")),
+                "deflation": str(self.options.get("deflation")),
+                "n_components": len(self.components),
+                **{str(n): v for n, v in (params or {}).items() if v is not None},
+                **{
+                    str(n): v
+                    for n, v in self.data.get("preprocessing", {}).items()
+                    if isinstance(v, (bool, int, float, str))
+                },
+            },
+            "variance": np.asarray(self.additional_variance, dtype=float),
+            "variance_ratio": np.asarray(self.pev, dtype=float),
+            "cardinality": np.array([c.cardinality for c in self.components]),
+        }
+        if self.certificates:
+            certs = list(self.certificates) + [None] * (len(self.components) - len(self.certificates))
+            uns["certificates"] = {
+                "upper_bound": np.array([np.nan if c is None else c.upper_bound for c in certs], dtype=float),
+                "certified_fraction": np.array(
+                    [np.nan if c is None else c.certified_fraction for c in certs], dtype=float
+                ),
+                "optimal": np.array([c is not None and c.optimal for c in certs]),
+                "bound": np.array(["" if c is None else c.winner for c in certs], dtype=object),
+            }
+        var_names = pd.Index(adata.var_names.astype(str))
+        if W.index.isin(var_names).all():
+            adata.varm[f"{key}_loadings"] = W.reindex(var_names, fill_value=0.0).to_numpy()
+        else:
+            uns["loadings"] = W.copy()
+        adata.obsm[f"X_{key}"] = x.to_numpy()
+        adata.uns[key] = uns
+
     # R-style accessors --------------------------------------------------
     @property
     def rotation(self) -> pd.DataFrame:
