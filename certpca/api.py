@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from . import components, paths, validation
-from .data import Dataset
+from .data import Dataset, read_annotation, with_annotation
 from .data.convert import is_anndata
 from .io import load
 from .problem import Problem
@@ -31,6 +31,7 @@ def fit(
     layer: str | None = None,
     use_raw: bool = False,
     key_added: str | None = "spca",
+    annotate=None,
     **options,
 ) -> Fit:
     """Fit sparse (``nonneg=True``: nonnegative sparse) principal components.
@@ -40,12 +41,17 @@ def fit(
     :func:`load`'s defaults; ``layer``/``use_raw`` choose an AnnData's matrix).  A fit of
     samples × features data carries R prcomp's scores ``x``, ``center``, ``scale`` and
     ``predict``.  An AnnData gets the fit stored in place as ``sc.pp.pca`` does
-    (:meth:`Fit.to_anndata` under ``key_added``; None: not stored).
+    (:meth:`Fit.to_anndata` under ``key_added``; None: not stored).  ``annotate`` (a file,
+    DataFrame or Series of gene symbols: :func:`certpca.data.read_annotation`) becomes
+    ``Fit.annotation``.
     """
-    if isinstance(data, (Dataset, Problem)):
+    ds: Dataset | Problem
+    if isinstance(data, Problem):
         ds = data
+    elif isinstance(data, Dataset):
+        ds = data if annotate is None else with_annotation(data, read_annotation(annotate))
     else:
-        ds = load(data, layer=layer, use_raw=use_raw)  # the Dataset, kept for the scores
+        ds = load(data, layer=layer, use_raw=use_raw, annotate=annotate)  # the Dataset, kept for the scores
     problem, info = _problem(ds)
     result = components.fit_components(
         problem,

@@ -24,6 +24,8 @@ from . import api
 from .certify import REGISTRY as BOUNDS
 from .certify import certify, certify_vector, parse_bounds
 from .data.advice import preprocessing_advice
+from .data.annotation import COLUMNS as ANNOTATION_COLUMNS
+from .data.annotation import label as feature_label
 from .datasets import table as datasets_table
 from .errors import InputError
 from .io import Outputs
@@ -86,6 +88,12 @@ def _data_options() -> _Parser:
     g.add_argument("--na", choices=["drop-rows", "drop-cols", "mean"], help="how to handle missing values")
     g.add_argument("--layer", metavar="NAME", help="an .h5ad file's layer to analyse (default X)")
     g.add_argument("--use-raw", action="store_true", help="analyse an .h5ad file's raw.X")
+    g.add_argument(
+        "--annotate",
+        type=Path,
+        metavar="FILE",
+        help="CSV/TSV of feature id, symbol[, description]: gene symbols shown beside the ids",
+    )
     return p
 
 
@@ -241,7 +249,7 @@ def _data_lines(ds) -> None:
 
 
 def _cmd_fit(args) -> int:
-    outputs = Outputs(force=args.force, inputs=[args.data])
+    outputs = Outputs(force=args.force, inputs=[args.data, args.annotate])
     files = {"loadings": args.out, "scores": args.scores}
     for what, path in files.items():
         if path is not None:
@@ -270,7 +278,8 @@ def _cmd_fit(args) -> int:
         certify(fit, bounds=bounds, budget=args.budget)
     with outputs.writing():
         if args.out is not None:
-            outputs.write(args.out, fit.rotation.rename_axis("feature").to_csv(float_format="%.17g"))
+            loadings = fit.rotation if fit.annotation is None else fit.rotation.join(fit.annotation)
+            outputs.write(args.out, loadings.rename_axis("feature").to_csv(float_format="%.17g"))
         if args.scores is not None and fit.x is not None:
             outputs.write(args.scores, fit.x.rename_axis("sample").to_csv(float_format="%.17g"))
     written = {what: str(path) for what, path in files.items() if path is not None}
@@ -282,7 +291,7 @@ def _cmd_fit(args) -> int:
     print()
     for i, comp in enumerate(fit.components):
         top = comp.loadings[comp.weights != 0].abs().sort_values(ascending=False).index[:8]
-        shown = ", ".join(f"{f} {comp.loadings[f]:+.3f}" for f in top)
+        shown = ", ".join(f"{feature_label(f, fit.annotation)} {comp.loadings[f]:+.3f}" for f in top)
         more = f", ... ({comp.cardinality - len(top)} more)" if comp.cardinality > len(top) else ""
         print(f"PC{i + 1} largest loadings: {shown}{more}")
     for what, path in written.items():
@@ -298,6 +307,7 @@ def _read_loadings(path: Path, column: str, feature_ids) -> tuple[np.ndarray, st
         table = pd.read_csv(path, index_col=0)
     except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as err:
         raise InputError(f"cannot read loadings file {path}: {str(err).splitlines()[0]}") from None
+    table = table.drop(columns=[c for c in ANNOTATION_COLUMNS if c in table.columns])  # fit --annotate adds them
     if table.shape[1] == 0 or table.shape[0] == 0:
         raise InputError(
             f"loadings file {path} has no loading columns; expected feature ids then one column per component"
@@ -364,7 +374,7 @@ def _cmd_certify(args) -> int:
 
 
 def _cmd_path(args) -> int:
-    outputs = Outputs(force=args.force, inputs=[args.data])
+    outputs = Outputs(force=args.force, inputs=[args.data, args.annotate])
     if args.out is not None:
         outputs.claim(args.out, "path table", flag="--out")
     bounds = parse_bounds(args.bounds) if args.bounds else None

@@ -223,9 +223,11 @@ class Fit:
     problem: object = field(default=None, repr=False)  # the covariance operator, for certify()
     scores: pd.DataFrame | None = field(default=None, repr=False)
     projection: Projection | None = field(default=None, repr=False)
+    annotation: pd.DataFrame | None = field(default=None, repr=False)  # feature id → symbol, description
 
     def attach_data(self, ds) -> Fit:
-        """Record the scores and the preprocessing of the prepared Dataset ``ds`` this fit came from.
+        """Record the scores, the preprocessing and the gene annotation of the prepared Dataset
+        ``ds`` this fit came from.
 
         Keeps N × m scores and the D-vectors of ``center`` and ``scale``, never the data
         matrix.  A covariance Dataset has no samples: nothing is recorded.  Returns self.
@@ -238,6 +240,8 @@ class Fit:
         index = ds.sample_ids if ds.sample_ids is not None else pd.RangeIndex(ds.n_samples)
         self.scores = pd.DataFrame(ds.matrix @ W.to_numpy(), index=index, columns=W.columns)
         self.projection = Projection.of(ds)
+        if ds.annotation is not None:
+            self.annotation = ds.annotation.reindex(W.index, fill_value="")
         return self
 
     def to_anndata(self, adata, key: str = "spca", *, params: dict | None = None) -> None:

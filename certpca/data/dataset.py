@@ -36,6 +36,7 @@ class Dataset:
     image_shape: tuple[int, int] | None = None
     center: pd.Series | None = None
     scale: pd.Series | None = None
+    annotation: pd.DataFrame | None = None  # feature id → symbol, description (data/annotation.py)
 
     def __post_init__(self) -> None:
         matrix = np.array(self.matrix, dtype=float)

@@ -501,7 +501,17 @@ def compute_run(
         format=FORMAT,
         scores=sample_scores(ds, problem, fitted.fits),
         advice=preprocessing_advice(ds) + plan.notes,
+        annotation=selected_annotation(ds, fitted.fits),
     )
+
+
+def selected_annotation(ds: Dataset, fits: list[MethodFit]) -> dict[str, list[str]]:
+    """Symbol and description of every feature some fit selected and the annotation names."""
+    if ds.annotation is None:
+        return {}
+    selected = {fid for f in fits for comp in f.components for fid in comp["loadings"]}
+    rows = ds.annotation.loc[ds.annotation.index.intersection(sorted(selected))]
+    return {str(fid): [r.symbol, r.description] for fid, r in rows.iterrows() if r.symbol or r.description}
 
 
 __all__ = [
@@ -516,5 +526,6 @@ __all__ = [
     "path_and_band",
     "references",
     "sample_scores",
+    "selected_annotation",
     "versions",
 ]
