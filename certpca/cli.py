@@ -26,6 +26,7 @@ from .certify import certify, certify_vector, parse_bounds
 from .data.advice import preprocessing_advice
 from .data.annotation import COLUMNS as ANNOTATION_COLUMNS
 from .data.annotation import label as feature_label
+from .data.chunked import ChunkedData, connect, open_zarr
 from .datasets import table as datasets_table
 from .errors import InputError
 from .io import Outputs
@@ -165,6 +166,7 @@ def _build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--scores", type=Path, metavar="FILE", help="write the scores as CSV (samples x components)")
     fit.add_argument("--force", action="store_true", help="overwrite existing output files (never an input)")
     fit.add_argument("--json", action="store_true", help="print one JSON object instead of the summary")
+    fit.add_argument("--scheduler", metavar="ADDRESS", help="a dask.distributed scheduler (host:port) for .zarr data")
     fit.set_defaults(handler=_cmd_fit)
 
     cert = sub.add_parser(
@@ -197,6 +199,7 @@ def _build_parser() -> argparse.ArgumentParser:
     cert.add_argument("--tol", type=float, default=1e-6, help="relative gap counted as optimal (default 1e-6)")
     cert.add_argument("--seed", type=int, default=0, help="seed of the solver's random starts (default 0)")
     cert.add_argument("--json", action="store_true", help="print one JSON object")
+    cert.add_argument("--scheduler", metavar="ADDRESS", help="a dask.distributed scheduler (host:port) for .zarr data")
     cert.set_defaults(handler=_cmd_certify)
 
     pth = sub.add_parser(
@@ -224,6 +227,7 @@ def _build_parser() -> argparse.ArgumentParser:
     pth.add_argument("--out", type=Path, metavar="FILE", help="write the path table as CSV")
     pth.add_argument("--force", action="store_true", help="overwrite an existing --out file (never an input)")
     pth.add_argument("--json", action="store_true", help="print one JSON object")
+    pth.add_argument("--scheduler", metavar="ADDRESS", help="a dask.distributed scheduler (host:port) for .zarr data")
     pth.set_defaults(handler=_cmd_path)
 
     data = sub.add_parser("data", help="the bundled data sets")
@@ -244,8 +248,26 @@ def _build_parser() -> argparse.ArgumentParser:
 def _data_lines(ds) -> None:
     """The start of every terminal summary: the data's shape and preprocessing, then any advice."""
     print(f"Data: {ds.summary_line()}")
-    for note in preprocessing_advice(ds):
+    for note in [] if isinstance(ds, ChunkedData) else preprocessing_advice(ds):
         print(f"Note: {note}")
+
+
+#: the data options a .zarr store (read in chunks: centring and --scale only) does not take
+NOT_CHUNKED = ("transpose", "covariance", "log2", "na", "layer", "use_raw", "annotate")
+
+
+def _load(args):
+    """The data of fit, certify and path: a .zarr store read in row blocks (on the --scheduler
+    cluster when given), anything else through the report's load_data."""
+    if not str(args.data).rstrip("/").endswith(".zarr"):
+        if args.scheduler is not None:
+            raise InputError("--scheduler applies to .zarr data, which is read in chunks; drop it")
+        return load_data(args)
+    given = [f"--{n.replace('_', '-')}" for n in NOT_CHUNKED if getattr(args, n) not in (None, False)]
+    if given:
+        raise InputError(f"{', '.join(given)} do(es) not apply to a .zarr store (centring and --scale only); drop it")
+    client = None if args.scheduler is None else connect(args.scheduler)
+    return open_zarr(args.data, center=args.center, scale=args.scale, client=client)
 
 
 def _cmd_fit(args) -> int:
@@ -259,7 +281,7 @@ def _cmd_fit(args) -> int:
     check_float(args.budget, "budget", low=0)
     check_random_state(args.seed)
     bounds = parse_bounds(args.bounds) if args.bounds else None
-    ds = load_data(args)
+    ds = _load(args)
     if args.scores is not None and ds.is_covariance:
         raise InputError("--scores needs samples, and a covariance matrix has none; drop --scores")
     fit = api.fit(
@@ -353,7 +375,7 @@ def _cmd_certify(args) -> int:
         check_float(args.budget, "budget", low=0)
     check_float(args.tol, "tol", low=0, high=1)
     check_random_state(args.seed)
-    ds = load_data(args)
+    ds = _load(args)
     problem = ds.problem()
     if args.loadings is not None:
         w, source = _read_loadings(args.loadings, args.component, problem.feature_ids)
@@ -380,7 +402,7 @@ def _cmd_path(args) -> int:
     bounds = parse_bounds(args.bounds) if args.bounds else None
     check_int(args.restarts, "restarts", low=0)
     check_random_state(args.seed)
-    ds = load_data(args)
+    ds = _load(args)
     problem = ds.problem()
     ks = parse_grid(args.k, problem.dim)
     comps = fit_path(problem, ks, method=args.method, nonneg=args.nonneg, seed=args.seed, restarts=args.restarts)

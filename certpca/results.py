@@ -238,7 +238,7 @@ class Fit:
         if not W.index.equals(ds.feature_ids):
             raise ValueError("the Dataset's features are not those of the fit")
         index = ds.sample_ids if ds.sample_ids is not None else pd.RangeIndex(ds.n_samples)
-        self.scores = pd.DataFrame(ds.matrix @ W.to_numpy(), index=index, columns=W.columns)
+        self.scores = pd.DataFrame(ds.project(W.to_numpy()), index=index, columns=W.columns)
         self.projection = Projection.of(ds)
         if ds.annotation is not None:
             self.annotation = ds.annotation.reindex(W.index, fill_value="")

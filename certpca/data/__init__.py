@@ -4,7 +4,8 @@
 - :mod:`.readers`: :func:`read` for CSV/TSV(.gz), parquet, npz and covariance files;
 - :mod:`.convert`: :func:`from_object` for arrays, DataFrames, sparse matrices, AnnData;
 - :mod:`.prepare`: :func:`prepare` (log floor, centring, scaling) and class labels;
-- :mod:`.annotation`: gene symbols and descriptions beside feature ids.
+- :mod:`.annotation`: gene symbols and descriptions beside feature ids;
+- :mod:`.chunked`: dask arrays and zarr stores, read in row blocks (imports dask only when used).
 """
 
 from .annotation import read_annotation, with_annotation

@@ -56,6 +56,10 @@ class Dataset:
     def n_features(self) -> int:
         return self.matrix.shape[1]
 
+    def project(self, W: np.ndarray) -> np.ndarray:
+        """The prepared samples times W (features × m): the scores, R's prcomp ``x``."""
+        return self.matrix @ W
+
     def problem(self) -> Problem:
         """The covariance operator: ``XᵀX/(N-1)`` of the matrix as prepared, or the covariance itself."""
         if self.is_covariance:
