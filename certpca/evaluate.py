@@ -356,7 +356,8 @@ def ce_selector() -> Selector:
 
     def select(dataset: Dataset, size: int) -> list:
         if cache.get("dataset") is not dataset:
-            cache.update(dataset=dataset, order=ce_ranking(dataset.matrix))
+            # CE ranks every feature: it needs the whole prepared matrix (dense, also for sparse data)
+            cache.update(dataset=dataset, order=ce_ranking(dataset.columns(np.arange(dataset.n_features))))
         return list(dataset.feature_ids[cache["order"][: int(size)]])
 
     select.__name__ = "ce_simple_ranking"
@@ -376,7 +377,7 @@ def gene_selection(
     """Jaccard scores of k-means on selected feature subsets (Sigg & Buhmann Fig. 4).
 
     For every selector and size, ``selector(dataset, size)`` returns feature
-    ids; the samples are clustered on those columns of ``dataset.matrix`` by
+    ids; the samples are clustered on those prepared columns (``dataset.columns``) by
     :func:`kmeans_jaccard` (k = number of classes, ``n_init`` runs, the same
     ``seed`` for every subset).  The first row is the full-data baseline.
 
@@ -398,10 +399,9 @@ def gene_selection(
     if bad:
         raise InputError(f"sizes {bad} are outside 1..{dataset.n_features} (the number of features)")
     labels = dataset.labels.to_numpy()
-    X = dataset.matrix
 
     def row(name: str, size: int, ids: list, columns: np.ndarray, seconds: float) -> dict:
-        scores = kmeans_jaccard(X[:, columns], labels, n_init=n_init, seed=seed)
+        scores = kmeans_jaccard(dataset.columns(columns), labels, n_init=n_init, seed=seed)
         return {
             "selector": name,
             "size": size,

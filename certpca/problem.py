@@ -160,7 +160,7 @@ class Problem:
             if self._S.dense_bytes > FACTOR_BYTES:
                 raise TooLarge(
                     f"needs the dense {self._S.shape[0]} × {self.dim} factor of the sparse data "
-                    f"({self._S.dense_bytes / 2**30:.1f} GiB > {FACTOR_BYTES / 2**30:.0f} GiB)"
+                    f"({self._S.dense_bytes / 2**20:.0f} MiB > the limit of {FACTOR_BYTES / 2**20:.0f} MiB)"
                 )
             return self._S.dense()
         if self._F is not None:

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from certpca.errors import InputError
+from certpca.sparse_factor import column_stats
 
 from .dataset import Dataset, check_unique_ids, some_ids
 
@@ -22,12 +23,15 @@ def prepare(ds: Dataset, *, center: bool = True, scale: bool = False, log2: floa
     dropping constant features (a warning; an error with ``scale`` since it
     would divide by zero); centring each feature; dividing each feature by its
     sample standard deviation (ddof=1).  For a covariance, ``scale`` gives the
-    correlation matrix and ``center`` does nothing.
+    correlation matrix and ``center`` does nothing.  Sparse data stay sparse
+    (:func:`_prepare_sparse`).
     """
     if log2 is not None and not log2 > 0:
         raise InputError(f"--log2 floor must be positive (got {log2}); e.g. --log2 20 for microarray signals")
     if ds.is_covariance:
         return _prepare_covariance(ds, scale=scale, log2=log2)
+    if ds.is_sparse:
+        return _prepare_sparse(ds, center=center, scale=scale, log2=log2)
     X = np.array(ds.matrix)
     if log2 is not None:
         X = np.log2(np.maximum(X, log2))
@@ -40,7 +44,8 @@ def prepare(ds: Dataset, *, center: bool = True, scale: bool = False, log2: floa
     if scale:
         sds = pd.Series(X.std(axis=0, ddof=1), index=feature_ids, name="scale")
         X = X / sds.to_numpy()
-    X, exponent = _safe_units(X)
+    exponent = _unit_exponent(float(np.max(np.abs(X))) if X.size else 0.0)
+    X = np.ldexp(X, -exponent)
     dropped = [str(f) for f in ds.feature_ids[~keep]]
     steps = {"center": center, "scale": scale, "log2_floor": log2, "dropped_constant": dropped}
     if exponent:
@@ -54,12 +59,12 @@ def prepare(ds: Dataset, *, center: bool = True, scale: bool = False, log2: floa
 SAFE_MAX, SAFE_MIN = 2.0**300, 2.0**-300
 
 
-def _safe_units(X: np.ndarray) -> tuple[np.ndarray, int]:
-    """X divided by 2^e (exact in binary floating point) when its magnitude would overflow or underflow
-    in a covariance product, with e; e = 0 and X itself otherwise.  The warning says how to convert."""
-    top = float(np.max(np.abs(X))) if X.size else 0.0
+def _unit_exponent(top: float) -> int:
+    """e such that the prepared values, largest magnitude ``top``, are divided by 2^e (exact in binary
+    floating point) because they would overflow or underflow in a covariance product; 0 when they would
+    not.  The warning says how to convert."""
     if top == 0.0 or SAFE_MIN <= top <= SAFE_MAX:
-        return X, 0
+        return 0
     exponent = int(np.round(np.log2(top)))
     warnings.warn(
         f"values as {'large' if top > 1 else 'small'} as {top:.3g} were divided by 2^{exponent} so "
@@ -67,7 +72,45 @@ def _safe_units(X: np.ndarray) -> tuple[np.ndarray, int]:
         "original ones)",
         stacklevel=3,
     )
-    return np.ldexp(X, -exponent), exponent
+    return exponent
+
+
+def _prepare_sparse(ds: Dataset, *, center: bool, scale: bool, log2: float | None) -> Dataset:
+    """:func:`prepare` for a sparse matrix, which stays sparse: the means and standard deviations are
+    recorded in ``center``/``scale`` and applied implicitly (see :class:`Dataset`).
+
+    The log floor is applied to the stored values only when it keeps zeros zero (floor 1); any other
+    floor would make every implicit zero log2(floor) and the matrix dense, so it is refused: densifying
+    a single-cell matrix silently is exactly the memory blow-up sparse input avoids.
+    """
+    X = ds.matrix.copy()
+    if log2 is not None:
+        if log2 != 1:
+            raise InputError(
+                f"--log2 {log2:g} would turn the zeros of sparse data into log2({log2:g}) and make them dense; "
+                "give --log2 1 (zeros stay zeros) or log-transform the data first (e.g. log1p)"
+            )
+        X.data = np.log2(np.maximum(X.data, 1.0))
+        X.eliminate_zeros()
+    high, low = (np.asarray(m.toarray()).ravel() for m in (X.max(axis=0), X.min(axis=0)))
+    keep = _keep_nonconstant(ds.feature_ids, high > low, scale)
+    X, feature_ids, high, low = X[:, keep], ds.feature_ids[keep], high[keep], low[keep]
+    mean, sd = column_stats(X)
+    shift = mean if center else np.zeros_like(mean)
+    top = np.maximum(np.abs(high - shift), np.abs(low - shift)) / (sd if scale else 1.0)
+    exponent = _unit_exponent(float(np.max(top)) if top.size else 0.0)
+    if exponent:  # only without scaling (scaled values are at most √(N−1)): X and its means in the new units
+        X.data = np.ldexp(X.data, -exponent)
+        mean, sd = np.ldexp(mean, -exponent), np.ldexp(sd, -exponent)
+    means = pd.Series(mean, index=feature_ids, name="center") if center else None
+    sds = pd.Series(sd, index=feature_ids, name="scale") if scale else None
+    dropped = [str(f) for f in ds.feature_ids[~keep]]
+    steps = {"center": center, "scale": scale, "log2_floor": log2, "dropped_constant": dropped}
+    if exponent:
+        steps["unit_exponent"] = exponent
+    return replace(
+        ds, matrix=X, feature_ids=feature_ids, preprocessing={**ds.preprocessing, **steps}, center=means, scale=sds
+    )
 
 
 def _keep_nonconstant(feature_ids: pd.Index, varies: np.ndarray, scale: bool) -> np.ndarray:
