@@ -153,21 +153,27 @@ class Problem:
         """A factor F (r × D, r ≤ min(N, D)) with C = FᵀF.
 
         For a dense C this is diag(√λ)Uᵀ over its positive eigenvalues.  Sparse
-        data give their N × D factor densified, which raises :class:`TooLarge`
-        beyond ``FACTOR_BYTES`` (a certificate then skips the bound that asked).
+        data give their N × D factor densified (once, then kept), which raises
+        :class:`TooLarge` beyond ``FACTOR_BYTES`` (a certificate then skips the
+        bound that asked).
         """
         if self._S is not None:
-            if self._S.dense_bytes > FACTOR_BYTES:
-                raise TooLarge(
-                    f"needs the dense {self._S.shape[0]} × {self.dim} factor of the sparse data "
-                    f"({self._S.dense_bytes / 2**20:.0f} MiB > the limit of {FACTOR_BYTES / 2**20:.0f} MiB)"
-                )
-            return self._S.dense()
+            return self._sparse_densified
         if self._F is not None:
             return self._F
         vals, vecs = self._dense_spectrum
         keep = vals > 0
         return (vecs[:, keep] * np.sqrt(vals[keep])).T
+
+    @cached_property
+    def _sparse_densified(self) -> np.ndarray:
+        """The sparse factor as one dense array, formed once (bounds ask for it hundreds of times)."""
+        if self._S.dense_bytes > FACTOR_BYTES:
+            raise TooLarge(
+                f"needs the dense {self._S.shape[0]} × {self.dim} factor of the sparse data "
+                f"({self._S.dense_bytes / 2**20:.0f} MiB > the limit of {FACTOR_BYTES / 2**20:.0f} MiB)"
+            )
+        return self._S.dense()
 
     @cached_property
     def _gram_spectrum(self) -> tuple[np.ndarray, np.ndarray]:
