@@ -143,3 +143,14 @@ def test_prepare_keeps_sparsity_where_the_operation_does():
     with pytest.raises(InputError, match="make them dense") as err:
         prepare(raw, log2=20.0)
     assert "\n" not in str(err.value)
+
+
+def test_unsorted_and_duplicate_entries_mean_what_scipy_says():
+    """A CSC with unsorted row indices and a duplicate entry (summed, as scipy defines it) is held canonical,
+    read-only, and gives numpy's covariance."""
+    X = sp.csc_matrix(
+        (np.array([1.0, 2.0, 3.0, 4.0, 0.5]), np.array([2, 0, 2, 1, 3]), np.array([0, 3, 5])), shape=(4, 2)
+    )
+    ds = certpca.load(X)
+    assert not ds.matrix.data.flags.writeable
+    _close(ds.problem().dense(), np.cov(X.toarray(), rowvar=False))

@@ -45,8 +45,11 @@ class Dataset:
     scale: pd.Series | None = None
 
     def __post_init__(self) -> None:
-        if sp.issparse(self.matrix):
+        if isinstance(self.matrix, sp.csc_matrix) and not self.matrix.data.flags.writeable:
+            matrix = self.matrix  # already a dataset's: replace() need not copy it
+        elif sp.issparse(self.matrix):
             matrix = as_csc(self.matrix).copy()
+            matrix.sum_duplicates()  # canonical (sorted, no duplicates): nothing later rewrites it in place
             for part in (matrix.data, matrix.indices, matrix.indptr):
                 part.flags.writeable = False
         else:
