@@ -45,7 +45,8 @@ def prepare(ds: Dataset, *, center: bool = True, scale: bool = False, log2: floa
         sds = pd.Series(X.std(axis=0, ddof=1), index=feature_ids, name="scale")
         X = X / sds.to_numpy()
     exponent = _unit_exponent(float(np.max(np.abs(X))) if X.size else 0.0)
-    X = np.ldexp(X, -exponent)
+    if exponent:
+        X = np.ldexp(X, -exponent)
     dropped = [str(f) for f in ds.feature_ids[~keep]]
     steps = {"center": center, "scale": scale, "log2_floor": log2, "dropped_constant": dropped}
     if exponent:
