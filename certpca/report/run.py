@@ -299,8 +299,7 @@ def sample_scores(ds: Dataset, problem: Problem, fits: list[MethodFit]) -> list[
         return []
     _, V = problem.eigh(2)
     V = V * np.where(V[np.abs(V).argmax(axis=0), np.arange(V.shape[1])] < 0, -1.0, 1.0)  # largest entry > 0
-    X = ds.matrix
-    pca = (X @ V).T.tolist()
+    pca = ds.project(V).T.tolist()
     labels = None if ds.labels is None else [str(v) for v in ds.labels.reindex(ds.sample_ids)]
     out = []
     position = {f: i for i, f in enumerate(ds.feature_ids)}
@@ -316,7 +315,7 @@ def sample_scores(ds: Dataset, problem: Problem, fits: list[MethodFit]) -> list[
                 method=best.method,
                 sample_ids=[str(s) for s in ds.sample_ids],
                 labels=labels,
-                components=(X @ W).T.tolist(),
+                components=ds.project(W).T.tolist(),
                 pca=pca,
             )
         )
