@@ -62,8 +62,8 @@ def _top_eigenvector(problem: Problem, support: np.ndarray) -> tuple[np.ndarray,
     tall (C_SS = F_SᵀF_S has the same nonzero spectrum; v = F_Sᵀu/‖F_Sᵀu‖); only the
     top eigenpair is computed (LAPACK's subset driver).
     """
-    if problem.uses_factor and support.size > problem.factor().shape[0]:
-        Fs = problem.factor()[:, support]
+    if problem.uses_factor and support.size > problem.factor_rows:
+        Fs = problem.factor_columns(support)
         v = Fs.T @ _top_eigvec(Fs @ Fs.T)
         norm = np.linalg.norm(v)
         v = v / norm if norm > 0 else np.ones(support.size) / np.sqrt(support.size)
