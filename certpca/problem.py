@@ -40,7 +40,7 @@ class Problem:
     def __init__(self, *, factor=None, covariance=None, sparse=None, feature_ids=None):
         if sum(x is not None for x in (factor, covariance, sparse)) != 1:
             raise ValueError("give exactly one of factor=, covariance= or sparse=")
-        self._F = None if factor is None else np.ascontiguousarray(factor, dtype=float)
+        self._F = None if factor is None else _contiguous(factor)
         self._C = None if covariance is None else np.ascontiguousarray(covariance, dtype=float)
         self._S = sparse
         dim = (sparse if sparse is not None else self._F if self._F is not None else self._C).shape[1]
@@ -283,3 +283,10 @@ class Problem:
         if self._S is not None:
             how = f"sparse {how}"
         return f"<Problem D={self.dim} ({how}), trace={self.trace:.6g}>"
+
+
+def _contiguous(A) -> np.ndarray:
+    """A as float, in whichever memory order it already has when that is contiguous (a column-major
+    data matrix is not copied: its products and column gathers are as fast)."""
+    A = np.asarray(A, dtype=float)
+    return A if A.flags.c_contiguous or A.flags.f_contiguous else np.ascontiguousarray(A)

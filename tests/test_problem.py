@@ -68,3 +68,23 @@ def test_subset_keeps_ids(data):
     sub = P.subset([4, 1])
     assert list(sub.feature_ids) == ["g4", "g1"]
     np.testing.assert_allclose(sub.dense(), C[np.ix_([4, 1], [4, 1])], rtol=1e-12)
+
+
+def test_column_major_factor_is_kept_without_a_copy_and_gives_the_same_operator():
+    """A Fortran-ordered data matrix (as datasets load it) is used in place; every product equals the
+    row-major one's, and the top eigenpair equals numpy's eigh of the formed C."""
+    rng = np.random.default_rng(3)
+    F = np.asfortranarray(rng.standard_normal((6, 40)))
+    P, Q = Problem(factor=F), Problem(factor=np.ascontiguousarray(F))
+    assert np.shares_memory(P.factor(), F) and P.factor().flags.f_contiguous
+    v, sparse_v = rng.standard_normal(40), np.where(np.arange(40) % 9 == 0, 1.0, 0.0)
+    for x in (v, sparse_v):
+        np.testing.assert_allclose(P.matvec(x), Q.matvec(x), rtol=1e-12)
+        assert P.variance(x) == pytest.approx(Q.variance(x), rel=1e-12)
+    np.testing.assert_allclose(P.diag, Q.diag, rtol=1e-12)
+    np.testing.assert_allclose(P.submatrix([1, 5, 7]), Q.submatrix([1, 5, 7]), rtol=1e-12)
+    vals, vecs = np.linalg.eigh(F.T @ F)
+    assert P.eigenvalues()[0] == pytest.approx(vals[-1], rel=1e-10)
+    assert abs(P.first_pc() @ vecs[:, -1]) == pytest.approx(1.0, rel=1e-10)
+    strided = np.ascontiguousarray(rng.standard_normal((6, 80)))[:, ::2]  # neither order: copied
+    assert Problem(factor=strided).factor().flags.c_contiguous
