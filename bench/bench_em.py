@@ -74,7 +74,7 @@ def alternated(fns, repeats):
 
 def against_minimal_em(X, ids, lam1, repeats):
     """Rows (what, nonneg, certpca s, certpca EV, baseline s, baseline EV, converged baseline s, its EV)."""
-    ev = lambda w: float(np.sum((X @ w) ** 2)) / lam1 / float(w @ w)  # noqa: E731
+    ev = lambda w: float(np.sum((X @ w) ** 2)) / (X.shape[0] - 1) / lam1 / float(w @ w)  # noqa: E731  C = XᵀX/(N−1)
     out = []
     for nonneg in (False, True):
         (tc, tb, tt), (comp, wb, wt) = alternated(

@@ -123,7 +123,7 @@ def solve(
     # an explicit option (e.g. GPower's γ) fixes the sparsity, and renormalize_support=False asks for the
     # algorithm's own weights (the floor is a refitted vector): both are respected
     if solver.sparse and not options and renormalize_support:
-        floor_value, floor_w, floor_name = floor(problem, k, nonneg, cache=refits)
+        floor_value, floor_w, floor_name = floor(problem, k, nonneg, cache=refits, beat=value)
         if floor_value > value:
             value, w = floor_value, floor_w
             run = Run(floor_w, np.flatnonzero(floor_w))  # the floor's reach is read off its weights
@@ -157,13 +157,16 @@ def solve(
     )
 
 
-def floor(problem: Problem, k: int, nonneg: bool, *, cache: dict | None = None) -> tuple[float, np.ndarray, str]:
+def floor(
+    problem: Problem, k: int, nonneg: bool, *, cache: dict | None = None, beat: float | None = None
+) -> tuple[float, np.ndarray, str]:
     """The obvious answers no solver may fall below: the best single feature and thresholded PC1.
 
     k = 1 is solved exactly by the largest diagonal entry (a unit vector e_j, feasible
     with or without w ≥ 0); for k ≥ 2 the sign-appropriate k largest entries of PC1
     (Cadima & Jolliffe 1995), refitted on their support, often beat a poor local optimum.
-    Returns (value, vector, what it is); ``cache`` is :func:`renormalize`'s.
+    Returns (value, vector, what it is); ``cache`` and ``beat`` are :func:`renormalize`'s (with
+    ``beat`` a thresholded vector that cannot exceed it comes back unrefitted, below ``beat``).
     """
     j = int(np.argmax(problem.diag))
     single = np.zeros(problem.dim)
@@ -174,7 +177,7 @@ def floor(problem: Problem, k: int, nonneg: bool, *, cache: dict | None = None) 
         for start in threshold.starts(problem, nonneg, np.random.default_rng(0), 0):
             run = threshold.run(problem, k, nonneg, start)
             if run.weights.any():
-                w, value = renormalize(problem, run.weights, run.support, nonneg, cache=cache)
+                w, value = renormalize(problem, run.weights, run.support, nonneg, cache=cache, beat=beat)
                 if value > best[0]:
                     best = (value, w, "thresholded first principal component")
     return best

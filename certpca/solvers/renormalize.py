@@ -29,12 +29,16 @@ def renormalize(
     tol: float = 1e-12,
     max_iter: int = 10_000,
     cache: dict | None = None,
+    beat: float | None = None,
 ) -> tuple[np.ndarray, float]:
     """Best unit vector on ``support`` (at least as good as ``w``), zero elsewhere, and its wᵀCw.
 
     ``cache`` (a dict the caller keeps for one problem) holds the eigenvector of
     every support refitted so far, so several runs that end on one support cost
-    one eigenproblem.
+    one eigenproblem.  ``beat``: a value the caller already has; when even the
+    unconstrained λ₁(C_SS) ≤ beat, a nonnegative refit (≤ λ₁(C_SS)) cannot exceed
+    it, and ``w`` is returned as it is instead of running the projected power
+    iterations.
     """
     support = np.sort(np.asarray(support, dtype=np.intp))
     if support.size == 0:
@@ -47,6 +51,8 @@ def renormalize(
         if cache is not None:
             cache[key] = v, matvec
     if nonneg and np.any(v < 0):
+        if beat is not None and float(v @ matvec(v)) <= beat:
+            return w, problem.variance(w)
         v = _projected_power(matvec, np.maximum(w[support], 0.0), tol, max_iter)
     out = np.zeros_like(w)
     out[support] = v

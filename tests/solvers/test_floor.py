@@ -52,3 +52,35 @@ def test_floor_on_every_bundled_data_set(name, nonneg):
         assert comp.variance >= diag_max * (1 - 1e-12), (name, k)
         if problem.dim <= 3000:
             assert comp.variance >= _threshold_value(problem, k, nonneg) * (1 - 1e-9), (name, k)
+
+
+def test_nonneg_refit_skipped_only_when_lambda1_of_the_support_cannot_beat():
+    """renormalize(beat=b) under w ≥ 0 returns w unrefitted exactly when λ₁(C_SS) (numpy's eigvalsh)
+    is ≤ b, and otherwise the same refit as without b; so solve's choice against the floor is unchanged."""
+    from certpca.problem import Problem
+    from certpca.solvers.renormalize import renormalize
+
+    rng = np.random.default_rng(8)
+    skipped = refitted = 0
+    for _ in range(30):
+        X = rng.standard_normal((12, 25)) @ rng.standard_normal((25, 25)) * 0.3
+        P = Problem.from_data(X - X.mean(0))
+        S = np.sort(rng.choice(25, size=int(rng.integers(3, 9)), replace=False))
+        w = np.zeros(25)
+        w[S] = np.abs(rng.standard_normal(S.size))
+        w /= np.linalg.norm(w)
+        lam = np.linalg.eigvalsh(P.submatrix(S))[-1]
+        plain_w, plain = renormalize(P, w, S, True)
+        assert plain <= lam * (1 + 1e-12)
+        for b in (0.5 * lam, 0.999 * lam, 1.001 * lam, 2 * lam):
+            got_w, got = renormalize(P, w, S, True, beat=b)
+            v = np.linalg.eigh(P.submatrix(S))[1][:, -1]
+            if np.all(v >= 0) or np.all(v <= 0):
+                assert got == plain  # one-signed eigenvector: the refit is the eigenvector, no skip
+            elif lam <= b:
+                skipped += 1
+                assert got == pytest.approx(P.variance(w)) and np.array_equal(got_w, w) and plain <= b
+            else:
+                refitted += 1
+                assert got == plain and np.array_equal(got_w, plain_w)
+    assert skipped and refitted
