@@ -86,12 +86,15 @@ class EM(Solver):
     def run(self, problem, k, nonneg, start, tol=1e-6, max_iter=1000, stable_support=2):
         w = start
         support, unchanged = np.flatnonzero(w), 0
+        mark = np.zeros(problem.dim, bool)  # the chosen support as a mask (faster than np.isin)
         for it in range(1, max_iter + 1):
             new, chosen = em_step(problem, w, k, nonneg, support)
             if not new.any():
                 return Run(new, chosen, it, True)
             # settled: no feature dropped, and none added unless the support was still below k
-            kept = np.isin(support, chosen, assume_unique=True).all()
+            mark[chosen] = True
+            kept = bool(mark[support].all())
+            mark[chosen] = False
             settled = kept and (chosen.size == support.size or support.size < k)
             unchanged = unchanged + 1 if settled else 0
             support = chosen
