@@ -17,7 +17,7 @@ from ..problem import Problem
 from ..results import Component
 from ..status import Convergence, Reach, Status
 from ..validation import check_cardinality, check_int, check_random_state
-from .base import Run, Solver, as_loadings, fix_sign, reach_of
+from .base import Run, Solver, as_loadings, fix_sign, reach_of, top_k
 from .baselines import PCA, Threshold
 from .em import EM
 from .gpower import GPowerL0, GPowerL1
@@ -182,23 +182,28 @@ def floor(
     return best
 
 
-#: per problem, each sign-appropriate magnitude of PC1 and its stable descending order
+#: per problem, the stable descending order of each sign-appropriate magnitude of PC1 (None
+#: after the first call)
 _PC1_ORDERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _thresholded_pc1(problem: Problem, k: int, nonneg: bool):
-    """The threshold solver's runs from its starts (±PC1 when nonneg), each support read off one
-    stable sort per problem, so a path pays one sort instead of a selection per k (the same
-    supports: the k largest, ties to the lower index, as :func:`~.base.top_k`)."""
+    """The threshold solver's runs from its starts (±PC1 when nonneg).  From the second call on a
+    problem (a path) each support is read off one stable sort, instead of a selection per k (the
+    same supports: the k largest, ties to the lower index, as :func:`~.base.top_k`); a single fit
+    keeps the selection, which is cheaper than the sort."""
     orders = _PC1_ORDERS.setdefault(problem, {})
     pc = problem.first_pc()
     for i, start in enumerate([pc, -pc] if nonneg else [pc]):  # Threshold.starts (baselines.py)
         key = (nonneg, i)
+        mag = np.maximum(start, 0.0) if nonneg else np.abs(start)
         if key not in orders:
-            mag = np.maximum(start, 0.0) if nonneg else np.abs(start)
-            orders[key] = np.argsort(-mag, kind="stable"), mag
-        order, mag = orders[key]
-        support = order[:k]
+            orders[key] = None
+            support, _ = top_k(mag, k)
+        else:
+            if orders[key] is None:
+                orders[key] = np.argsort(-mag, kind="stable")
+            support = orders[key][:k]
         support = support[mag[support] > 0]
         w = np.zeros_like(start)
         w[support] = start[support]

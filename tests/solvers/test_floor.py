@@ -84,3 +84,25 @@ def test_nonneg_refit_skipped_only_when_lambda1_of_the_support_cannot_beat():
                 refitted += 1
                 assert got == plain and np.array_equal(got_w, plain_w)
     assert skipped and refitted
+
+
+@pytest.mark.parametrize("nonneg", [False, True])
+def test_floor_thresholds_as_the_threshold_solver_on_every_call(nonneg):
+    """The floor's thresholded PC1 (a selection on the first call on a problem, one stable sort after)
+    has the threshold solver's supports and weights at every k, with tied entries (duplicated columns)."""
+    from certpca.problem import Problem
+    from certpca.solvers import REGISTRY, _thresholded_pc1
+
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((8, 12))
+    X = np.hstack([X, X[:, :5], -X[:, 5:9]])  # equal |PC1| entries, of either sign
+    P = Problem.from_data(X - X.mean(0))
+    threshold = REGISTRY["threshold"]
+    for k in list(range(2, 26)) + [3, 9]:
+        runs = list(_thresholded_pc1(P, k, nonneg))
+        starts = threshold.starts(P, nonneg, None, 0)
+        assert len(runs) == len(starts)
+        for run, start in zip(runs, starts):
+            ref = threshold.run(P, k, nonneg, start)
+            assert set(run.support.tolist()) == set(ref.support.tolist()), k
+            assert np.array_equal(run.weights, ref.weights)
