@@ -60,20 +60,23 @@ def sparsepca_at_cardinality(X, k, max_steps=20):
 
 
 def alternated(fns, repeats):
-    """Median wall seconds of each function, timed in turns (so a shared machine's load
+    """Median wall and CPU seconds of each function, timed in turns (so a shared machine's load
     falls on all of them alike), and each one's last result."""
-    times: list[list[float]] = [[] for _ in fns]
+    wall: list[list[float]] = [[] for _ in fns]
+    cpu: list[list[float]] = [[] for _ in fns]
     results = [None] * len(fns)
     for _ in range(max(1, repeats)):
         for i, fn in enumerate(fns):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             results[i] = fn()
-            times[i].append(time.perf_counter() - t0)
-    return [float(np.median(t)) for t in times], results
+            cpu[i].append(time.process_time() - c0)
+            wall[i].append(time.perf_counter() - t0)
+    return [(float(np.median(w)), float(np.median(c))) for w, c in zip(wall, cpu)], results
 
 
 def against_minimal_em(X, ids, lam1, repeats):
-    """Rows (what, nonneg, certpca s, certpca EV, baseline s, baseline EV, converged baseline s, its EV)."""
+    """Rows (what, nonneg, certpca (wall, CPU), its EV, baseline (wall, CPU), its EV, converged baseline
+    (wall, CPU), its EV)."""
     ev = lambda w: float(np.sum((X @ w) ** 2)) / (X.shape[0] - 1) / lam1 / float(w @ w)  # noqa: E731  C = XᵀX/(N−1)
     out = []
     for nonneg in (False, True):
@@ -91,12 +94,11 @@ def against_minimal_em(X, ids, lam1, repeats):
     ks = range(1, 301)
     for nonneg in (False, True):
         (tc, tb), (comps, ws) = alternated(
-            [lambda: fit_path(P, ks, nonneg=nonneg), lambda: minimal_em.path(X, ks, nonneg)], 3
+            [lambda: fit_path(P, ks, nonneg=nonneg), lambda: minimal_em.path(X, ks, nonneg)], 5
         )
         mean_c = float(np.mean([c.variance for c in comps])) / lam1
-        out.append(
-            ("path k = 1..300, warm-started", nonneg, tc, mean_c, tb, float(np.mean([ev(w) for w in ws])), None, None)
-        )
+        mean_b = float(np.mean([ev(w) for w in ws]))
+        out.append(("path k = 1..300, warm-started", nonneg, tc, mean_c, tb, mean_b, None, None))
     return out
 
 
@@ -145,7 +147,7 @@ def main(argv=None):
         ds = datasets.load("leukemia")
         P = Problem.from_data(ds.matrix, ds.feature_ids)
         lam1 = P.eigenvalues()[0]
-        goals = against_minimal_em(ds.matrix, ds.feature_ids, lam1, args.repeats)
+        goals = against_minimal_em(ds.matrix, ds.feature_ids, lam1, 25)
         t_path, _, comps = timed(lambda: fit_path(P, range(1, 301)), 3)
         t_cold, _, cold = timed(lambda: [solve(P, k) for k in range(1, 301)], 1)
 
@@ -182,23 +184,28 @@ def main(argv=None):
     lines.append(
         "Issue 16 on leukemia, against the minimal numpy EM of bench/minimal_em.py timed in turns with "
         "certpca in this run (EM from PC1 until the support repeats, then the refit; *converged*: until "
-        "w moves < 1e-6).  Path rows: mean EV over k = 1..300, medians of 3 runs.\n"
+        "w moves < 1e-6).  Times are medians of 25 fits or 5 paths, wall / CPU seconds (the machine is "
+        "shared: CPU time is the steadier); path EV is the mean over k = 1..300.\n"
     )
     lines.append(
-        "| leukemia | problem | certpca (s) | EV | minimal EM (s) | EV | ratio | goal | met | "
-        "converged minimal EM (s) | EV |"
+        "| leukemia | problem | certpca (s) | EV | minimal EM (s) | EV | ratio wall / CPU | goal | met (wall / CPU) "
+        "| converged minimal EM (s) | EV |"
     )
     lines.append("|---|---|---|---|---|---|---|---|---|---|---|")
+    yes = lambda ok: "yes" if ok else "no"  # noqa: E731
     for what, nonneg, tc, evc, tb, evb, tt, evt in goals:
         if what.startswith("one"):
-            goal, met = "≤ 1.5x at ≥ EV", tc <= 1.5 * tb and evc >= evb
+            goal = "≤ 1.5x at ≥ EV"
+            met = [yes(tc[i] <= 1.5 * tb[i] and evc >= evb) for i in (0, 1)]
         else:
             limit = 1.0 if nonneg else 0.5
-            goal, met = f"≤ {limit} s", tc <= limit
-        conv = "–" if tt is None else f"{tt:.4f} | {evt:.4f}"
+            goal = f"≤ {limit} s, EV ≥ minimal EM's"
+            met = [yes(tc[i] <= limit and evc >= evb) for i in (0, 1)]
+        conv = "–" if tt is None else f"{tt[0]:.4f} / {tt[1]:.4f} | {evt:.4f}"
         lines.append(
-            f"| {what} | {'nonnegative' if nonneg else 'sparse'} | {tc:.4f} | {evc:.4f} | {tb:.4f} | {evb:.4f} | "
-            f"{tc / tb:.2f} | {goal} | {'yes' if met else 'no'} | {conv} |"
+            f"| {what} | {'nonnegative' if nonneg else 'sparse'} | {tc[0]:.4f} / {tc[1]:.4f} | {evc:.4f} | "
+            f"{tb[0]:.4f} / {tb[1]:.4f} | {evb:.4f} | {tc[0] / tb[0]:.2f} / {tc[1] / tb[1]:.2f} | {goal} | "
+            f"{met[0]} / {met[1]} | {conv} |"
         )
     sk = {r[0]: r for r in rows if r[1] == "sklearn SparsePCA"}
     em = {r[0]: r for r in rows if r[1] == "EM (+refit)"}
