@@ -181,15 +181,18 @@ class Problem:
         return self._S.dense()
 
     @cached_property
+    def _gram(self) -> np.ndarray:
+        """The r × r Gram matrix FFᵀ (formed once)."""
+        return self._S.gram() if self._S is not None else self._F @ self._F.T
+
+    @cached_property
     def _gram_spectrum(self) -> tuple[np.ndarray, np.ndarray]:
         """Eigenpairs (descending) of the r × r Gram FFᵀ with nonzero eigenvalue.
 
         They give C's: λ_j and v_j = Fᵀu_j/√λ_j, lifted only when asked for.
         """
-        vals, U = np.linalg.eigh(self._S.gram() if self._S is not None else self._F @ self._F.T)
-        vals, U = vals[::-1], U[:, ::-1]
-        keep = vals > vals[0] * 1e-13 if vals[0] > 0 else np.zeros(len(vals), bool)
-        return vals[keep].copy(), U[:, keep].copy()
+        vals, U = np.linalg.eigh(self._gram)
+        return _nonzero_pairs(vals[::-1], U[:, ::-1])
 
     @cached_property
     def _dense_spectrum(self) -> tuple[np.ndarray, np.ndarray]:
@@ -205,12 +208,17 @@ class Problem:
         """Top-d eigenpairs (values descending, vectors as D × d columns).
 
         With a factor, eigenvalues beyond its rank are omitted, so fewer than d
-        columns may come back.  A dense C not yet fully decomposed gets only its
-        top d pairs computed (LAPACK's subset driver).
+        columns may come back.  A Gram matrix or dense C not yet fully decomposed gets
+        only its top d pairs computed (LAPACK's subset driver).
         """
         if self.uses_factor:
-            vals, U = self._gram_spectrum
-            vals, U = vals[:d], U[:, :d]
+            r = self.factor_rows
+            if "_gram_spectrum" in self.__dict__ or 4 * d >= r:
+                vals, U = self._gram_spectrum
+                vals, U = vals[:d], U[:, :d]
+            else:  # only the top d pairs of the Gram (a single fit needs PC1 alone)
+                vals, U = scipy.linalg.eigh(self._gram, subset_by_index=[r - d, r - 1])
+                vals, U = _nonzero_pairs(vals[::-1], U[:, ::-1])
             lift = self._S.rmatvec if self._S is not None else self._F.T.__matmul__
             return vals.copy(), lift(U / np.sqrt(vals))
         if "_dense_spectrum" in self.__dict__ or 4 * d >= self.dim:
@@ -283,6 +291,12 @@ class Problem:
         if self._S is not None:
             how = f"sparse {how}"
         return f"<Problem D={self.dim} ({how}), trace={self.trace:.6g}>"
+
+
+def _nonzero_pairs(vals: np.ndarray, U: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Descending eigenpairs of a Gram matrix whose eigenvalue exceeds 1e-13 × the largest (copied)."""
+    keep = vals > vals[0] * 1e-13 if len(vals) and vals[0] > 0 else np.zeros(len(vals), bool)
+    return vals[keep].copy(), U[:, keep].copy()
 
 
 def _contiguous(A) -> np.ndarray:
