@@ -174,12 +174,33 @@ def floor(
     single[j] = 1.0
     best = (float(problem.diag[j]), single, "best single feature")
     if k >= 2:
-        for run in _thresholded_pc1(problem, k, nonneg):
-            if run.weights.any():
+        bounds = _PC1_BOUNDS.setdefault(problem, {})
+        for key, run, prefix in _thresholded_pc1(problem, k, nonneg):
+            if not run.weights.any():
+                continue
+            # Along a path the support is a prefix of one order and grows: by Weyl's inequality on
+            # the Gram F_S F_Sᵀ, each added feature j raises λ1(C_SS) by at most C_jj.
+            ub = None
+            if prefix is not None and not nonneg and key in bounds and bounds[key][0] <= prefix:
+                m0, ub0 = bounds[key]
+                ub = ub0 + float(problem.diag[_PC1_ORDERS[problem][key][m0:prefix]].sum())
+            if ub is not None and beat is not None and ub <= beat:  # the refit (= λ1) cannot beat
+                w, value = run.weights, problem.variance(run.weights)
+                bounds[key] = (prefix, ub)
+            else:
                 w, value = renormalize(problem, run.weights, run.support, nonneg, cache=cache, beat=beat)
-                if value > best[0]:
-                    best = (value, w, "thresholded first principal component")
+                if prefix is not None and not nonneg:
+                    bounds[key] = (prefix, value * (1 + BOUND_SLACK))  # value = λ1(C_SS) up to rounding
+            if value > best[0]:
+                best = (value, w, "thresholded first principal component")
     return best
+
+
+#: relative slack on a computed λ1 used as an upper bound (its rounding is ~1e-15)
+BOUND_SLACK = 1e-9
+
+#: per problem and start, (m, an upper bound on λ1 of C over the first m features of its order)
+_PC1_BOUNDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 #: per problem, the stable descending order of each sign-appropriate magnitude of PC1 (None
@@ -192,23 +213,26 @@ def _thresholded_pc1(problem: Problem, k: int, nonneg: bool):
     problem (a path) each support is read off one stable sort, instead of a selection per k (the
     same supports: the k largest, ties to the lower index, as :func:`~.base.top_k`); a single fit
     keeps the selection, which is cheaper than the sort."""
-    orders = _PC1_ORDERS.setdefault(problem, {})
+    orders = _PC1_ORDERS.setdefault(problem, {})  # yields (key, run, m when the support is order[:m])
     pc = problem.first_pc()
     for i, start in enumerate([pc, -pc] if nonneg else [pc]):  # Threshold.starts (baselines.py)
         key = (nonneg, i)
         mag = np.maximum(start, 0.0) if nonneg else np.abs(start)
+        prefix = None
         if key not in orders:
             orders[key] = None
             support, _ = top_k(mag, k)
+            support = support[mag[support] > 0]
         else:
             if orders[key] is None:
                 orders[key] = np.argsort(-mag, kind="stable")
             support = orders[key][:k]
-        support = support[mag[support] > 0]
+            support = support[mag[support] > 0]  # the zeros sort last: still a prefix
+            prefix = support.size
         w = np.zeros_like(start)
         w[support] = start[support]
         norm = np.linalg.norm(w)
-        yield Run(w / norm if norm > 0 else w, support, convergence=Convergence.NOT_ITERATIVE)
+        yield key, Run(w / norm if norm > 0 else w, support, convergence=Convergence.NOT_ITERATIVE), prefix
 
 
 def run_status(problem: Problem, w: np.ndarray, k: int, nonneg: bool, run: Run, *, sparse: bool = True) -> Status:

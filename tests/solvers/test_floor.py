@@ -99,7 +99,7 @@ def test_floor_thresholds_as_the_threshold_solver_on_every_call(nonneg):
     P = Problem.from_data(X - X.mean(0))
     threshold = REGISTRY["threshold"]
     for k in list(range(2, 26)) + [3, 9]:
-        runs = list(_thresholded_pc1(P, k, nonneg))
+        runs = [run for _, run, _ in _thresholded_pc1(P, k, nonneg)]
         starts = threshold.starts(P, nonneg, None, 0)
         assert len(runs) == len(starts)
         for run, start in zip(runs, starts):
