@@ -50,12 +50,19 @@ def prepare(ds: Dataset, *, center: bool = True, scale: bool = False, log2: floa
     means = None if means is None else pd.Series(np.ldexp(means, exponent), index=feature_ids, name="center")
     sds = None if sds is None else pd.Series(np.ldexp(sds, exponent), index=feature_ids, name="scale")
     exponent = 0 if scale else exponent  # scaled values are unit-free
-    dropped = [str(f) for f in ds.feature_ids[~keep]]
-    steps = {"center": center, "scale": scale, "log2_floor": log2, "dropped_constant": dropped}
+    return _prepared(ds, X, keep, exponent, log2, center=means, scale=sds)
+
+
+def _prepared(ds: Dataset, X, keep: np.ndarray, exponent: int, log2: float | None, *, center, scale) -> Dataset:
+    """The prepared dataset: the kept features, the centring and scaling vectors (None when not
+    applied) and the record of every step."""
+    steps: dict = {"center": center is not None, "scale": scale is not None, "log2_floor": log2}
+    steps["dropped_constant"] = [str(f) for f in ds.feature_ids[~keep]]
     if exponent:
         steps["unit_exponent"] = exponent
+    preprocessing = {**ds.preprocessing, **steps}
     return replace(
-        ds, matrix=X, feature_ids=feature_ids, preprocessing={**ds.preprocessing, **steps}, center=means, scale=sds
+        ds, matrix=X, feature_ids=ds.feature_ids[keep], preprocessing=preprocessing, center=center, scale=scale
     )
 
 
@@ -122,13 +129,7 @@ def _prepare_sparse(ds: Dataset, *, center: bool, scale: bool, log2: float | Non
         sd = np.sqrt(np.asarray(X.power(2).sum(axis=0)).ravel() / (X.shape[0] - 1))
     means = pd.Series(np.ldexp(mean, exponent), index=feature_ids, name="center") if center else None
     sds = pd.Series(np.ldexp(sd, exponent), index=feature_ids, name="scale") if scale else None
-    dropped = [str(f) for f in ds.feature_ids[~keep]]
-    steps = {"center": center, "scale": scale, "log2_floor": log2, "dropped_constant": dropped}
-    if exponent:
-        steps["unit_exponent"] = exponent
-    return replace(
-        ds, matrix=X, feature_ids=feature_ids, preprocessing={**ds.preprocessing, **steps}, center=means, scale=sds
-    )
+    return _prepared(ds, X, keep, exponent, log2, center=means, scale=sds)
 
 
 def _keep_nonconstant(feature_ids: pd.Index, varies: np.ndarray, scale: bool) -> np.ndarray:
