@@ -520,3 +520,84 @@ def test_crlf_and_byte_order_mark(tmp_path):
     ds = read(path)
     np.testing.assert_array_equal(ds.matrix, X)
     assert list(ds.feature_ids) == FEATURES
+
+
+# ------------------------------------------- the C readers agree with the Python one
+#: the text readers, fastest first (certpca/data/readers.py: _parse_text)
+TEXT_READERS = ("_parse_numbers", "_parse_missing")
+
+
+def full_precision_table(rng, sep=",", quote_ids=False, na_cells=()):
+    """(text, values, ids): random doubles written with repr, so the exact values are known here."""
+    values = rng.standard_normal((5, 4)) * 10.0 ** rng.integers(-30, 30, (5, 4))
+    ids = [f'"s{i},x"' if quote_ids else f"s{i}" for i in range(5)]
+    cells = [[repr(float(v)) for v in row] for row in values]
+    for (i, j), token in na_cells:
+        cells[i][j] = token
+        values[i, j] = np.nan
+    lines = [sep.join(["id", "a", "b", "c", "d"])] + [sep.join([s, *row]) for s, row in zip(ids, cells)]
+    return "\n".join(lines) + "\n", values, [s.strip('"') for s in ids]
+
+
+def reader_used(monkeypatch, path, **kw):
+    """(dataset, name of the text reader that returned it; "_parse_python" when neither did)."""
+    from certpca.data import readers
+
+    used = []
+    for name in TEXT_READERS:
+        original = getattr(readers, name)
+
+        def spy(*args, original=original, name=name):
+            table = original(*args)
+            if table is not None:
+                used.append(name)
+            return table
+
+        monkeypatch.setattr(readers, name, spy)
+    ds = readers.read(path, **kw)
+    return ds, (used or ["_parse_python"])[0]
+
+
+@pytest.mark.parametrize(
+    ("suffix", "sep", "quote_ids", "na_cells", "expected"),
+    [
+        (".csv", ",", False, (), "_parse_numbers"),
+        (".csv", ",", True, (), "_parse_numbers"),  # R's write.csv quotes ids
+        (".tsv", "\t", False, (), "_parse_numbers"),
+        (".txt", " ", False, (), "_parse_numbers"),
+        (".csv", ",", False, (((1, 2), "NA"), ((3, 0), "")), "_parse_missing"),
+        (".csv", ",", False, (((2, 1), "nUlL"),), "_parse_missing"),
+        (".csv", ",", False, (((2, 1), " NA "),), "_parse_python"),  # spaces around a token: Python only
+    ],
+)
+def test_text_readers_give_exact_values_and_ids(tmp_path, monkeypatch, suffix, sep, quote_ids, na_cells, expected):
+    text, values, ids = full_precision_table(np.random.default_rng(7), sep, quote_ids, na_cells)
+    ds, used = reader_used(monkeypatch, write(tmp_path / f"x{suffix}", text), na="mean" if na_cells else None)
+    assert used == expected
+    want = np.where(np.isnan(values), np.nanmean(values, axis=0), values)
+    np.testing.assert_array_equal(ds.matrix, want)  # bit for bit: every reader rounds as float() does
+    assert list(ds.sample_ids) == ids and list(ds.feature_ids) == ["a", "b", "c", "d"]
+
+
+def test_gzip_and_blank_lines_take_the_fast_reader(tmp_path, monkeypatch):
+    text, values, ids = full_precision_table(np.random.default_rng(8))
+    path = tmp_path / "x.csv.gz"
+    path.write_bytes(gzip.compress(("\n" + text.replace("\n", "\n   \n", 2)).encode()))
+    ds, used = reader_used(monkeypatch, path)
+    assert used == "_parse_numbers"
+    np.testing.assert_array_equal(ds.matrix, values)
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        ("s1,1,2\ns2,3,4,5\ns3,6,7\n", "data row 2 has 4 fields but row 1 has 3"),  # long row: loadtxt would drop it
+        ("s1,1,2\ns2,3\ns3,6,7\n", "data row 2 has 2 fields but row 1 has 3"),
+        ("s1,1,2\ns2,3,NA\ns3,6\n", "data row 3 has 2 fields but row 1 has 3"),  # short row beside a missing value
+        ("s1,1,2\ns2,True,4\ns3,6,7\n", "non-numeric value 'True' in row 's2', column 'a'"),
+    ],
+)
+def test_faults_the_c_readers_would_miss_get_the_python_message(tmp_path, body, words):
+    with pytest.raises(InputError) as exc:
+        read(write(tmp_path / "x.csv", "id,a,b\n" + body))
+    assert words in message(exc)

@@ -9,9 +9,14 @@ from __future__ import annotations
 
 import csv
 import gzip
+import itertools
+import re
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 import numpy as np
 import pandas as pd
@@ -25,6 +30,12 @@ NA_OPTIONS = ("drop-rows", "drop-cols", "mean")
 _MISSING_TOKENS = frozenset({"", "na", "nan", "n/a", "#n/a", "null", "none", "?"})
 _DELIMITERS = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
 _SNIFF_CANDIDATES = ("\t", ",", ";", "|")
+#: every spelling of a missing-value token (the C reader compares cells exactly)
+_MISSING_SPELLINGS = sorted(
+    {"".join(c) for tok in _MISSING_TOKENS for c in itertools.product(*({ch.lower(), ch.upper()} for ch in tok))}
+)
+#: lines read to sniff the delimiter and check the header before the whole file is parsed
+HEAD_LINES = 6
 SYMMETRY_RTOL = 1e-8
 PSD_RTOL = 1e-8
 
@@ -98,12 +109,13 @@ def _parse(path: Path, *, covariance: bool, key: str | None) -> _Table:
     return _parse_text(path, covariance=covariance)
 
 
-def _read_lines(path: Path) -> list[str]:
-    """The file's non-blank lines, gunzipped and decoded."""
+@contextmanager
+def _text(path: Path) -> Iterator[TextIO]:
+    """The file as text (gunzipped, UTF-8 with an optional byte-order mark); read errors as one-line InputErrors."""
     opener = gzip.open if path.suffix.lower() == ".gz" else open
     try:
         with opener(path, "rt", encoding="utf-8-sig", newline="") as fh:
-            text = fh.read()
+            yield fh
     except (gzip.BadGzipFile, EOFError) as exc:
         what = "ends early (truncated)" if isinstance(exc, EOFError) else "is not a gzip file"
         raise InputError(f"{path.name} {what}; download it again or give the uncompressed file") from None
@@ -111,7 +123,14 @@ def _read_lines(path: Path) -> list[str]:
         raise InputError(
             f"cannot read {path.name} as text ({exc.__class__.__name__}); save it as UTF-8 CSV/TSV, parquet or npz"
         ) from None
-    return [line for line in text.splitlines() if line.strip()]
+
+
+def _read_lines(path: Path, limit: int | None = None) -> list[str]:
+    """The file's non-blank lines (the first ``limit`` of them), gunzipped and decoded."""
+    with _text(path) as fh:
+        if limit is None:
+            return [line for line in fh.read().splitlines() if line.strip()]
+        return list(itertools.islice((line for line in fh if line.strip()), limit))
 
 
 def _delimiter(path: Path, lines: list[str]) -> str | None:
@@ -141,6 +160,149 @@ def _tokenize(lines: list[str], delimiter: str | None) -> list[list[str]]:
 
 
 def _parse_text(path: Path, *, covariance: bool) -> _Table:
+    """A CSV/TSV through a C reader when its first lines look regular, else (and to name a fault) in Python.
+
+    Three readers, fastest first; each later one runs only when the earlier cannot
+    vouch for its result, and all give the same table when they return:
+    :func:`_parse_numbers` (numpy's C ``loadtxt``: numbers only, about 1.1× the
+    matrix's memory), :func:`_parse_missing` (pandas' C engine, which also reads
+    missing-value tokens) and :func:`_parse_python` (every cell a Python string,
+    13× the matrix), which alone raises the messages about a faulty file.
+    """
+    head = _read_lines(path, HEAD_LINES)
+    if len(head) >= 2:
+        delimiter = _delimiter(path, head)
+        header, first = _tokenize(head[:2], delimiter)
+        header = [h.strip() for h in header]
+        width = len(first)
+        square_ambiguous = covariance and width == len(header)  # ids or not: depends on the row count
+        if width >= 2 and width - len(header) in (0, 1) and not square_ambiguous:
+            col_ids = header if width == len(header) + 1 else header[1:]
+            for parse in (_parse_numbers, _parse_missing):
+                table = parse(path, delimiter, col_ids, width)
+                if table is not None:
+                    return table
+    return _parse_python(path, covariance=covariance)
+
+
+#: a first field in double quotes (quotes inside doubled), then the delimiter or the line's end
+_QUOTED_ID = re.compile(r'"((?:[^"]|"")*)"')
+
+
+def _split_id(line: str, delimiter: str | None) -> tuple[str, str] | None:
+    """(first field, the rest of the line) as :func:`_tokenize` splits it; None when unsure."""
+    if delimiter is None:
+        parts = line.split(None, 1)
+        return (parts[0], parts[1]) if len(parts) == 2 else None
+    if line.startswith('"'):
+        m = _QUOTED_ID.match(line)
+        if m is None or not line.startswith(delimiter, m.end()):
+            return None
+        return m.group(1).replace('""', '"'), line[m.end() + len(delimiter) :]
+    field, sep, rest = line.partition(delimiter)
+    return (field, rest) if sep and '"' not in field else None
+
+
+def _parse_numbers(path: Path, delimiter: str | None, col_ids: list[str], width: int) -> _Table | None:
+    """A file of numbers only, through numpy's C ``loadtxt``; None when anything else is in it.
+
+    Equal to :func:`_parse_python` whenever it returns: ``loadtxt`` converts cells
+    with correct rounding (as ``float``) and raises when the number of fields
+    changes, the ids are split off line by line as :func:`_tokenize` splits them
+    (a case it cannot be sure of returns None), blank lines are skipped as there.
+    """
+    row_ids: list[str] = []
+
+    def rest_of_lines(fh):
+        for line in fh:
+            if line.strip():
+                split = _split_id(line, delimiter)
+                if split is None:
+                    raise ValueError("first field not split here")
+                row_ids.append(split[0].strip())
+                yield split[1]
+
+    try:
+        with _text(path) as fh:
+            next(line for line in fh if line.strip())  # the header, already parsed
+            values = np.loadtxt(
+                rest_of_lines(fh),
+                delimiter=delimiter,
+                comments=None,
+                quotechar=None if delimiter is None else '"',
+                ndmin=2,
+            )
+    except (InputError, ValueError, OSError, EOFError, UnicodeDecodeError):
+        return None
+    if values.shape != (len(row_ids), width - 1) or not row_ids:
+        return None
+    return _Table(values, row_ids, col_ids)
+
+
+def _parse_missing(path: Path, delimiter: str | None, col_ids: list[str], width: int) -> _Table | None:
+    """The file through pandas' C engine, which reads missing-value tokens as NaN; None when unsure.
+
+    Equal to :func:`_parse_python` whenever it returns: cells are converted with
+    the correctly rounded ``round_trip`` converter (as ``float``), the missing-value
+    tokens are given in every spelling the Python reader accepts, and quoting
+    follows :func:`_tokenize` (none for whitespace-separated files).  A row with
+    too many fields or a decoding or gzip error make pandas raise; a column with a
+    cell that is not a number comes back as text (or booleans) and is refused; a
+    row with too few fields comes back padded with NaN, so when any NaN is present
+    every data line is re-counted (:func:`_widths_agree`).  Per-column dtypes are
+    not passed (they cost pandas a Python step per column): the id column is
+    re-read as text only when pandas did not keep it as text.
+    """
+    options = {
+        "sep": r"\s+" if delimiter is None else delimiter,
+        "header": None,
+        "names": range(width),
+        "index_col": False,
+        "keep_default_na": False,
+        "quoting": csv.QUOTE_NONE if delimiter is None else csv.QUOTE_MINIMAL,
+        "engine": "c",
+    }
+    try:
+        frame = _read_body(path, na_values=_MISSING_SPELLINGS, float_precision="round_trip", **options)
+        ids = frame.pop(0)
+        if not all(pd.api.types.is_float_dtype(t) or pd.api.types.is_integer_dtype(t) for t in frame.dtypes):
+            return None
+        if not (pd.api.types.is_object_dtype(ids.dtype) and all(isinstance(i, str) for i in ids)):
+            ids = _read_body(path, usecols=[0], dtype=str, **options)[0]
+    except (InputError, ValueError, OSError, EOFError, UnicodeDecodeError, pd.errors.ParserError):
+        return None
+    row_ids = [i.strip() for i in ids]
+    values = frame.to_numpy(dtype=float)
+    del frame
+    if not row_ids or len(row_ids) != len(values):
+        return None
+    if np.isnan(values).any() and not _widths_agree(path, delimiter, width, len(row_ids)):
+        return None
+    return _Table(values, row_ids, col_ids)
+
+
+def _read_body(path: Path, **options) -> pd.DataFrame:
+    """``pandas.read_csv`` of the lines after the header (the first non-blank line)."""
+    with _text(path) as fh:
+        next(line for line in fh if line.strip())
+        return pd.read_csv(fh, **options)
+
+
+def _widths_agree(path: Path, delimiter: str | None, width: int, n_rows: int) -> bool:
+    """True when the file has ``n_rows`` non-blank data lines of ``width`` fields each (one line at a time)."""
+    count = -1  # the header is the first non-blank line
+    with _text(path) as fh:
+        for line in fh:
+            if not line.strip():
+                continue
+            count += 1
+            if count and len(_tokenize([line], delimiter)[0]) != width:
+                return False
+    return count == n_rows
+
+
+def _parse_python(path: Path, *, covariance: bool) -> _Table:
+    """Tokenize every line in Python: the reference reader, whose messages name the row and column at fault."""
     lines = _read_lines(path)
     if not lines:
         raise InputError(f"{path.name} is empty; give a header row and one row per sample")
