@@ -196,3 +196,10 @@ class Problem:
     def __repr__(self) -> str:
         how = f"factor {self._F.shape[0]}×{self.dim}" if self._F is not None else "dense"
         return f"<Problem D={self.dim} ({how}), trace={self.trace:.6g}>"
+
+    def columns(self, idx) -> np.ndarray:
+        """C[:, idx] as a dense D × len(idx) block: Fᵀ(F[:, idx]) costs O(r·D·len(idx)), never D × D."""
+        idx = np.asarray(idx, dtype=np.intp)
+        if self._F is not None:
+            return self._F.T @ self._F[:, idx]
+        return self._C[:, idx]

@@ -47,7 +47,7 @@ INNER_BOUNDS = {"dabe": dabe_bound, "gershgorin": gershgorin_bound, "lambda1": l
 #: the default-selection limit of the spannogram bound (it recomputes λmax(C − Â_d) densely)
 SPANNOGRAM_MAX_DIM = 2000
 
-#: the split works in sample space, so only Gershgorin's row blocks limit it
+#: the split works in sample space; its inner Gershgorin bound has no time limit, so D is capped
 SPLIT_MAX_DIM = 60000
 
 

@@ -209,3 +209,24 @@ def topk_sum(x: np.ndarray, k: int) -> float:
     if k >= len(x):
         return float(np.sum(x))
     return float(np.sum(np.partition(x, len(x) - k)[len(x) - k :]))
+
+
+def gershgorin_columns(B: np.ndarray, own: np.ndarray, diag: np.ndarray, k: int, nonneg: bool) -> np.ndarray:
+    """k-sparse Gershgorin value of each column j of a block B = C[:, idx] of a symmetric C.
+
+    ``diag[j] + (sum of the k − 1 largest |B_ij| over i ≠ own[j])``, with positive
+    parts (diag₊ and (B_ij)₊) when ``nonneg``; ``own[j]`` is the row of column j's
+    diagonal entry (docs/certification.md §2: Gershgorin on C_SS, Perron–Frobenius
+    for w ≥ 0).  Values are the exact floats' sums, so callers add the γ_k margin.
+    """
+    G = np.maximum(B, 0.0) if nonneg else np.abs(B)
+    G[own, np.arange(G.shape[1])] = 0.0
+    n = G.shape[0]
+    kk = min(k - 1, n - 1)
+    if kk <= 0:
+        top = np.zeros(G.shape[1])
+    elif kk == n - 1:
+        top = G.sum(axis=0)
+    else:
+        top = np.partition(G, n - kk, axis=0)[n - kk :].sum(axis=0)
+    return (np.maximum(diag, 0.0) if nonneg else diag) + top
