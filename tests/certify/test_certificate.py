@@ -132,3 +132,52 @@ def test_factor_problem_never_needs_dense():
     assert "dspca" in c.skipped
     assert c.upper_bound >= c.value
     assert time.perf_counter() - t < 60
+
+
+def test_a_bound_estimated_to_overrun_the_budget_is_skipped_with_the_reason(prob, monkeypatch):
+    import dataclasses
+
+    P, _ = prob
+    w = np.zeros(10)
+    w[:3] = 1
+    monkeypatch.setitem(REGISTRY, "dabe", dataclasses.replace(REGISTRY["dabe"], estimate=lambda p, k: 1e6))
+    c = certify_vector(P, w, 3, bounds="trace,dabe,lambda1", budget=1000.0)
+    assert "dabe" in c.skipped and "estimated 1e+06 s" in c.skipped["dabe"]
+    assert {b.name for b in c.bounds} == {"trace", "lambda1"}
+    # without a budget nothing is estimated away
+    assert "dabe" in {b.name for b in certify_vector(P, w, 3, bounds="trace,dabe").bounds}
+
+
+def test_searches_stopped_by_their_time_limit_stay_valid():
+    from certpca.certify import dabe_bound, pattern_bound
+
+    rng = np.random.default_rng(2)
+    for _ in range(4):
+        C = random_psd(rng, 9, "spiked")
+        P = Problem.from_covariance(C)
+        for nonneg in (False, True):
+            opt = brute_force(C, 3, nonneg)[0]
+            for bound in (dabe_bound, pattern_bound):
+                b = bound(P, 3, nonneg, time_limit=0.0)
+                assert b.value >= opt * (1 - 1e-12)
+                assert b.value >= bound(P, 3, nonneg).value * (1 - 1e-12)  # one evaluation: never tighter
+
+
+def test_minimize_1d_stops_at_its_deadline_or_target():
+    from certpca.certify.numerics import minimize_1d
+
+    calls = []
+
+    def f(x):
+        calls.append(x)
+        return (x - 0.3) ** 2
+
+    full = minimize_1d(f, 0.0, 1.0, 16, 14)
+    n_full = len(calls)
+    calls.clear()
+    assert minimize_1d(f, 0.0, 1.0, 16, 14, deadline=time.perf_counter() - 1) == (f(0.0), 0.0)
+    assert len(calls) == 2  # one evaluation in the search (the second call is the check above)
+    calls.clear()
+    v, x = minimize_1d(f, 0.0, 1.0, 16, 14, target=0.01)
+    assert v <= 0.01 and len(calls) < n_full
+    assert full[0] <= v
