@@ -1,9 +1,9 @@
 """certpca: sparse and nonnegative sparse PCA with certificates of optimality.
 
 The public API: :func:`fit`, :func:`certify`, :func:`path`, :func:`report`,
-:func:`load` and the results they return.  ``certpca.certify`` and
-``certpca.report`` are also the subpackages of those names (calling one calls
-its function).
+:func:`load` and the results they return; :class:`SparsePCA` for scikit-learn
+pipelines.  ``certpca.certify`` and ``certpca.report`` are also the subpackages
+of those names (calling one calls its function).
 
 Names load on first use (PEP 562 ``__getattr__``): ``import certpca`` stays
 instant, and the command line can catch Ctrl-C while numpy, scipy and cvxpy load.
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from .certify import Certificate
     from .data import Dataset
     from .errors import ConvergenceWarning, InputError
+    from .estimator import SparsePCA
     from .io import load
     from .problem import Problem
     from .results import Component, Fit
@@ -38,6 +39,7 @@ _HOMES = {
     "Component": "results",
     "InputError": "errors",
     "ConvergenceWarning": "errors",
+    "SparsePCA": "estimator",
 }
 _SUBPACKAGES = ("certify", "report", "datasets")
 
@@ -70,5 +72,6 @@ __all__ = [
     "Component",
     "InputError",
     "ConvergenceWarning",
+    "SparsePCA",
     "__version__",
 ]

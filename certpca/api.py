@@ -3,17 +3,25 @@
 from __future__ import annotations
 
 from . import components, paths, validation
-from .data import Dataset
+from .data import Dataset, read_annotation, with_annotation
+from .data.chunked import ChunkedData, is_dask_array
+from .data.convert import is_anndata
 from .io import load
 from .problem import Problem
 from .results import Fit
 
 
-def _problem(data) -> tuple[Problem, dict]:
-    """The covariance operator and data description of a Dataset, Problem, bundled name or path."""
+def _problem(data, client=None) -> tuple[Problem, dict]:
+    """The covariance operator and data description of a Dataset, Problem, dask array,
+    bundled name or path."""
     if isinstance(data, Problem):
         return data, {"name": "problem", "n_samples": None, "n_features": data.dim}
-    ds = data if isinstance(data, Dataset) else load(data)
+    if isinstance(data, (Dataset, ChunkedData)):
+        ds = data
+    elif is_dask_array(data):
+        ds = ChunkedData.prepare(data, client=client)
+    else:
+        ds = load(data)
     return ds.problem(), ds.describe()
 
 
@@ -27,15 +35,36 @@ def fit(
     deflation: str = "projection",
     seed: int = 0,
     restarts: int = 10,
+    layer: str | None = None,
+    use_raw: bool = False,
+    key_added: str | None = "spca",
+    annotate=None,
+    client=None,
     **options,
 ) -> Fit:
     """Fit sparse (``nonneg=True``: nonnegative sparse) principal components.
 
-    ``data`` is a :class:`Dataset`, a :class:`Problem`, a bundled data set name or a
-    path (read and centred with :func:`load`'s defaults).
+    ``data`` is a :class:`Dataset`, a :class:`Problem`, a bundled data set name, a path,
+    or a numpy array, DataFrame, scipy.sparse matrix or AnnData (read and centred with
+    :func:`load`'s defaults; ``layer``/``use_raw`` choose an AnnData's matrix).  A fit of
+    samples × features data carries R prcomp's scores ``x``, ``center``, ``scale`` and
+    ``predict``.  An AnnData gets the fit stored in place as ``sc.pp.pca`` does
+    (:meth:`Fit.to_anndata` under ``key_added``; None: not stored).  ``annotate`` (a file,
+    DataFrame or Series of gene symbols: :func:`certpca.data.read_annotation`) becomes
+    ``Fit.annotation``.  A dask array (or :class:`~certpca.data.chunked.ChunkedData`) is read in
+    row blocks, on the threaded scheduler or on the ``dask.distributed`` ``client``.
     """
-    problem, info = _problem(data)
-    return components.fit_components(
+    ds: Dataset | ChunkedData | Problem
+    if isinstance(data, (Problem, ChunkedData)):
+        ds = data
+    elif isinstance(data, Dataset):
+        ds = data if annotate is None else with_annotation(data, read_annotation(annotate))
+    elif is_dask_array(data):
+        ds = ChunkedData.prepare(data, client=client)
+    else:
+        ds = load(data, layer=layer, use_raw=use_raw, annotate=annotate)  # the Dataset, kept for the scores
+    problem, info = _problem(ds)
+    result = components.fit_components(
         problem,
         k,
         n_components=n_components,
@@ -47,6 +76,12 @@ def fit(
         data=info,
         **options,
     )
+    if isinstance(ds, Problem):
+        return result
+    result.attach_data(ds)
+    if key_added is not None and is_anndata(data):
+        result.to_anndata(data, key_added, params={"layer": layer, "use_raw": use_raw})
+    return result
 
 
 def path(
@@ -59,14 +94,16 @@ def path(
     restarts: int = 10,
     bounds=None,
     budget: float | None = None,
+    client=None,
     **options,
 ):
     """The variance–cardinality path as a DataFrame: one first component per k.
 
     ``ks`` is a list or a grid ("FROM:TO[:COUNT]" geometric, or "k1,k2,..."); with
-    ``bounds`` (e.g. "lambda1,dabe") every point is certified.
+    ``bounds`` (e.g. "lambda1,dabe") every point is certified.  ``data`` and ``client`` as
+    for :func:`fit`.
     """
-    problem, _ = _problem(data)
+    problem, _ = _problem(data, client)
     comps = paths.fit_path(
         problem,
         validation.parse_grid(ks, problem.dim),

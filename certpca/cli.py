@@ -20,20 +20,28 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
+from . import api
 from .certify import REGISTRY as BOUNDS
-from .certify import certify_vector, parse_bounds
-from .components import fit_components
+from .certify import certify, certify_vector, parse_bounds
 from .data.advice import preprocessing_advice
+from .data.annotation import COLUMNS as ANNOTATION_COLUMNS
+from .data.annotation import label as feature_label
+from .data.chunked import ChunkedData, connect, open_zarr
 from .datasets import table as datasets_table
 from .errors import InputError
-from .io import Outputs, load
+from .io import Outputs
 from .paths import fit_path, path_table
 from .report.commands import add_commands as add_report_commands
+from .report.commands import load_data
 from .reproduce import add_commands as add_reproduce_commands
 from .solvers import REGISTRY as SOLVERS
 from .solvers import solve
 from .validation import check_float, check_int, check_random_state, parse_grid
 from .version import __version__
+
+#: seconds per component after which ``certpca fit`` starts no new bound: the cheap bounds always
+#: run, the strong ones (threshold split, sample-space SDP) only when they fit
+FIT_BUDGET = 10.0
 
 #: The flag of each library parameter, so a library message can speak the CLI's words.
 FLAGS = {
@@ -81,6 +89,12 @@ def _data_options() -> _Parser:
     g.add_argument("--na", choices=["drop-rows", "drop-cols", "mean"], help="how to handle missing values")
     g.add_argument("--layer", metavar="NAME", help="an .h5ad file's layer to analyse (default X)")
     g.add_argument("--use-raw", action="store_true", help="analyse an .h5ad file's raw.X")
+    g.add_argument(
+        "--annotate",
+        type=Path,
+        metavar="FILE",
+        help="CSV/TSV of feature id, symbol[, description]: gene symbols shown beside the ids",
+    )
     return p
 
 
@@ -130,9 +144,29 @@ def _build_parser() -> argparse.ArgumentParser:
         action="store_false",
         help="keep the solver's weights instead of refitting them on the support",
     )
+    fit.add_argument(
+        "--no-certify",
+        dest="certify",
+        action="store_false",
+        help="skip the certificates (by default every component is certified on the problem it solved)",
+    )
+    fit.add_argument(
+        "--bounds",
+        metavar="NAME,...",
+        help="bounds of the certificates (default: those 'certpca certify' chooses for the size)",
+    )
+    fit.add_argument(
+        "--budget",
+        type=float,
+        default=FIT_BUDGET,
+        metavar="SECONDS",
+        help=f"per component, start no new bound after this time (default {FIT_BUDGET:g})",
+    )
     fit.add_argument("--out", type=Path, metavar="FILE", help="write the loadings as CSV (features x components)")
-    fit.add_argument("--force", action="store_true", help="overwrite an existing --out file (never an input)")
+    fit.add_argument("--scores", type=Path, metavar="FILE", help="write the scores as CSV (samples x components)")
+    fit.add_argument("--force", action="store_true", help="overwrite existing output files (never an input)")
     fit.add_argument("--json", action="store_true", help="print one JSON object instead of the summary")
+    fit.add_argument("--scheduler", metavar="ADDRESS", help="a dask.distributed scheduler (host:port) for .zarr data")
     fit.set_defaults(handler=_cmd_fit)
 
     cert = sub.add_parser(
@@ -165,6 +199,7 @@ def _build_parser() -> argparse.ArgumentParser:
     cert.add_argument("--tol", type=float, default=1e-6, help="relative gap counted as optimal (default 1e-6)")
     cert.add_argument("--seed", type=int, default=0, help="seed of the solver's random starts (default 0)")
     cert.add_argument("--json", action="store_true", help="print one JSON object")
+    cert.add_argument("--scheduler", metavar="ADDRESS", help="a dask.distributed scheduler (host:port) for .zarr data")
     cert.set_defaults(handler=_cmd_certify)
 
     pth = sub.add_parser(
@@ -192,6 +227,7 @@ def _build_parser() -> argparse.ArgumentParser:
     pth.add_argument("--out", type=Path, metavar="FILE", help="write the path table as CSV")
     pth.add_argument("--force", action="store_true", help="overwrite an existing --out file (never an input)")
     pth.add_argument("--json", action="store_true", help="print one JSON object")
+    pth.add_argument("--scheduler", metavar="ADDRESS", help="a dask.distributed scheduler (host:port) for .zarr data")
     pth.set_defaults(handler=_cmd_path)
 
     data = sub.add_parser("data", help="the bundled data sets")
@@ -209,37 +245,47 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _load(args):
-    return load(
-        args.data,
-        transpose=args.transpose,
-        covariance=args.covariance,
-        na=args.na,
-        center=args.center,
-        scale=args.scale,
-        log2=args.log2,
-        layer=args.layer,
-        use_raw=args.use_raw,
-    )
-
-
 def _data_lines(ds) -> None:
     """The start of every terminal summary: the data's shape and preprocessing, then any advice."""
     print(f"Data: {ds.summary_line()}")
-    for note in preprocessing_advice(ds):
+    for note in [] if isinstance(ds, ChunkedData) else preprocessing_advice(ds):
         print(f"Note: {note}")
 
 
+#: the data options a .zarr store (read in chunks: centring and --scale only) does not take
+NOT_CHUNKED = ("transpose", "covariance", "log2", "na", "layer", "use_raw", "annotate")
+
+
+def _load(args):
+    """The data of fit, certify and path: a .zarr store read in row blocks (on the --scheduler
+    cluster when given), anything else through the report's load_data."""
+    if not str(args.data).rstrip("/").endswith(".zarr"):
+        if args.scheduler is not None:
+            raise InputError("--scheduler applies to .zarr data, which is read in chunks; drop it")
+        return load_data(args)
+    given = [f"--{n.replace('_', '-')}" for n in NOT_CHUNKED if getattr(args, n) not in (None, False)]
+    if given:
+        raise InputError(f"{', '.join(given)} do(es) not apply to a .zarr store (centring and --scale only); drop it")
+    client = None if args.scheduler is None else connect(args.scheduler)
+    return open_zarr(args.data, center=args.center, scale=args.scale, client=client)
+
+
 def _cmd_fit(args) -> int:
-    outputs = Outputs(force=args.force, inputs=[args.data])
-    if args.out is not None:
-        outputs.claim(args.out, "loadings", flag="--out")
+    outputs = Outputs(force=args.force, inputs=[args.data, args.annotate])
+    files = {"loadings": args.out, "scores": args.scores}
+    for what, path in files.items():
+        if path is not None:
+            outputs.claim(path, what, flag="--out" if what == "loadings" else "--scores")
     check_float(args.min_angle, "min_angle", low=0, high=90)
     check_int(args.restarts, "restarts", low=0)
+    check_float(args.budget, "budget", low=0)
     check_random_state(args.seed)
+    bounds = parse_bounds(args.bounds) if args.bounds else None
     ds = _load(args)
-    fit = fit_components(
-        ds.problem(),
+    if args.scores is not None and ds.is_covariance:
+        raise InputError("--scores needs samples, and a covariance matrix has none; drop --scores")
+    fit = api.fit(
+        ds,
         args.k,
         n_components=args.components,
         method=args.method,
@@ -249,24 +295,29 @@ def _cmd_fit(args) -> int:
         restarts=args.restarts,
         renormalize=args.renormalize,
         min_angle=args.min_angle,
-        data=ds.describe(),
     )
-    if args.out is not None:
-        with outputs.writing():
-            outputs.write(args.out, fit.rotation.rename_axis("feature").to_csv(float_format="%.17g"))
-    if args.json:
-        print(json.dumps(fit.to_dict(), allow_nan=False))
-    else:
-        _data_lines(ds)
-        print(fit)
-        print()
-        for i, comp in enumerate(fit.components):
-            top = comp.loadings[comp.weights != 0].abs().sort_values(ascending=False).index[:8]
-            shown = ", ".join(f"{f} {comp.loadings[f]:+.3f}" for f in top)
-            more = f", ... ({comp.cardinality - len(top)} more)" if comp.cardinality > len(top) else ""
-            print(f"PC{i + 1} largest loadings: {shown}{more}")
+    if args.certify:
+        certify(fit, bounds=bounds, budget=args.budget)
+    with outputs.writing():
         if args.out is not None:
-            print(f"\nLoadings written to {args.out}")
+            loadings = fit.rotation if fit.annotation is None else fit.rotation.join(fit.annotation)
+            outputs.write(args.out, loadings.rename_axis("feature").to_csv(float_format="%.17g"))
+        if args.scores is not None and fit.x is not None:
+            outputs.write(args.scores, fit.x.rename_axis("sample").to_csv(float_format="%.17g"))
+    written = {what: str(path) for what, path in files.items() if path is not None}
+    if args.json:
+        print(json.dumps({**fit.to_dict(), "files": written}, allow_nan=False))
+        return 0
+    _data_lines(ds)
+    print(fit.summary())  # the importance table and certificates; print(fit) is R's prcomp print
+    print()
+    for i, comp in enumerate(fit.components):
+        top = comp.loadings[comp.weights != 0].abs().sort_values(ascending=False).index[:8]
+        shown = ", ".join(f"{feature_label(f, fit.annotation)} {comp.loadings[f]:+.3f}" for f in top)
+        more = f", ... ({comp.cardinality - len(top)} more)" if comp.cardinality > len(top) else ""
+        print(f"PC{i + 1} largest loadings: {shown}{more}")
+    for what, path in written.items():
+        print(f"{what.capitalize()} written to {path}")
     return 0
 
 
@@ -278,6 +329,7 @@ def _read_loadings(path: Path, column: str, feature_ids) -> tuple[np.ndarray, st
         table = pd.read_csv(path, index_col=0)
     except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as err:
         raise InputError(f"cannot read loadings file {path}: {str(err).splitlines()[0]}") from None
+    table = table.drop(columns=[c for c in ANNOTATION_COLUMNS if c in table.columns])  # fit --annotate adds them
     if table.shape[1] == 0 or table.shape[0] == 0:
         raise InputError(
             f"loadings file {path} has no loading columns; expected feature ids then one column per component"
@@ -344,7 +396,7 @@ def _cmd_certify(args) -> int:
 
 
 def _cmd_path(args) -> int:
-    outputs = Outputs(force=args.force, inputs=[args.data])
+    outputs = Outputs(force=args.force, inputs=[args.data, args.annotate])
     if args.out is not None:
         outputs.claim(args.out, "path table", flag="--out")
     bounds = parse_bounds(args.bounds) if args.bounds else None

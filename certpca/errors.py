@@ -29,3 +29,10 @@ class InputError(ValueError):
 
 class ConvergenceWarning(UserWarning):
     """An iterative method stopped at its iteration limit before its tolerance."""
+
+
+class TooLarge(MemoryError):
+    """A computation would form an array beyond a documented memory limit (the message says which).
+
+    A certificate skips a bound that raises it, with the message as the reason.
+    """

@@ -271,6 +271,10 @@ def svd_entropy(X) -> float:
     return float(_entropy(s**2, max(min(X.shape), 2)))
 
 
+#: the largest batch of leave-one-out Gram matrices :func:`ce_scores` hands to eigvalsh at once
+CE_BATCH_BYTES = 32 * 2**20
+
+
 def ce_scores(X, *, chunk: int = 256) -> np.ndarray:
     """Each feature's contribution to the entropy, ``CE_i = E(X) − E(X without feature i)``.
 
@@ -283,8 +287,10 @@ def ce_scores(X, *, chunk: int = 256) -> np.ndarray:
     SVDs: with N samples and D features, if N ≤ D removing feature ``x_i``
     (a column) is the rank-one downdate ``XXᵀ − x_i x_iᵀ`` of the N × N Gram
     matrix; otherwise it is deleting row and column i of the D × D ``XᵀX``.
-    Eigenvalues are computed in batches of ``chunk``, single-threaded (72 ×
-    12582 leukemia: 12582 eigvalsh of 72 × 72, about 10 s on 2 busy cores).
+    Eigenvalues are computed in batches of ``chunk``, and of at most
+    ``CE_BATCH_BYTES`` of Gram matrices (pbmc's 256 × 700 × 700 batch took 1 GB
+    and the run 3.2 GB), single-threaded (72 × 12582 leukemia: 12582 eigvalsh
+    of 72 × 72, about 10 s on 2 busy cores).
     """
     X = np.asarray(X, dtype=float)
     if X.ndim != 2 or X.shape[1] < 2:
@@ -298,6 +304,7 @@ def ce_scores(X, *, chunk: int = 256) -> np.ndarray:
     n, d = X.shape
     n_values = max(min(n, d), 2)
     ce = np.empty(d)
+    chunk = max(1, min(chunk, CE_BATCH_BYTES // (8 * n * n)))
     with _one_thread():
         _leave_one_out(X, ce, n_values, chunk)
     return ce
@@ -356,7 +363,8 @@ def ce_selector() -> Selector:
 
     def select(dataset: Dataset, size: int) -> list:
         if cache.get("dataset") is not dataset:
-            cache.update(dataset=dataset, order=ce_ranking(dataset.matrix))
+            # CE ranks every feature: it needs the whole prepared matrix (dense, also for sparse data)
+            cache.update(dataset=dataset, order=ce_ranking(dataset.columns(np.arange(dataset.n_features))))
         return list(dataset.feature_ids[cache["order"][: int(size)]])
 
     select.__name__ = "ce_simple_ranking"
@@ -376,7 +384,7 @@ def gene_selection(
     """Jaccard scores of k-means on selected feature subsets (Sigg & Buhmann Fig. 4).
 
     For every selector and size, ``selector(dataset, size)`` returns feature
-    ids; the samples are clustered on those columns of ``dataset.matrix`` by
+    ids; the samples are clustered on those prepared columns (``dataset.columns``) by
     :func:`kmeans_jaccard` (k = number of classes, ``n_init`` runs, the same
     ``seed`` for every subset).  The first row is the full-data baseline.
 
@@ -398,10 +406,9 @@ def gene_selection(
     if bad:
         raise InputError(f"sizes {bad} are outside 1..{dataset.n_features} (the number of features)")
     labels = dataset.labels.to_numpy()
-    X = dataset.matrix
 
     def row(name: str, size: int, ids: list, columns: np.ndarray, seconds: float) -> dict:
-        scores = kmeans_jaccard(X[:, columns], labels, n_init=n_init, seed=seed)
+        scores = kmeans_jaccard(dataset.columns(columns), labels, n_init=n_init, seed=seed)
         return {
             "selector": name,
             "size": size,

@@ -36,8 +36,10 @@ from .data import (
     is_in_memory,
     prepare,
     read,
+    read_annotation,
     read_h5ad,
     read_labels,
+    with_annotation,
     with_labels,
 )
 from .errors import InputError
@@ -56,6 +58,7 @@ def load(
     labels: str | Path | None = None,
     layer: str | None = None,
     use_raw: bool = False,
+    annotate=None,
 ) -> Dataset:
     """Read a file or a bundled data set by name, attach labels, then :func:`~certpca.data.prepare` it.
 
@@ -64,7 +67,39 @@ def load(
     bundled sets carry their own labels.  ``path_or_name`` may also be a numpy
     array, a DataFrame (index = sample ids, columns = feature ids), a scipy.sparse
     matrix or an AnnData object (``layer``, ``use_raw``; ``labels`` names an obs column).
+    ``annotate`` (a file, DataFrame or Series: :func:`~certpca.data.read_annotation`)
+    gives the features' gene symbols and descriptions.
     """
+    annotation = None if annotate is None else read_annotation(annotate)  # a bad file fails before the data load
+    ds = _load_prepared(
+        path_or_name,
+        transpose=transpose,
+        covariance=covariance,
+        na=na,
+        center=center,
+        scale=scale,
+        log2=log2,
+        labels=labels,
+        layer=layer,
+        use_raw=use_raw,
+    )
+    return ds if annotation is None else with_annotation(ds, annotation)
+
+
+def _load_prepared(
+    path_or_name,
+    *,
+    transpose: bool,
+    covariance: bool,
+    na: str | None,
+    center: bool,
+    scale: bool,
+    log2: float | None,
+    labels: str | Path | None,
+    layer: str | None,
+    use_raw: bool,
+) -> Dataset:
+    """:func:`load` without the annotation."""
     if is_in_memory(path_or_name):
         if transpose or covariance or na is not None:
             raise InputError("transpose, covariance and na apply to files; drop them for in-memory data")

@@ -5,6 +5,11 @@ when there are fewer samples than features) or as the dense D × D matrix
 (when D ≤ N, or when the input *is* a covariance).  With a factor nothing of
 size D × D is ever formed: products cost O(rD) and the spectrum comes from
 the r × r Gram matrix ``FFᵀ`` (the "Gram trick" of Sigg & Buhmann 2008, §3.1).
+Sparse data (:meth:`Problem.from_sparse`) stay sparse: with D ≤ N the D × D
+covariance comes from one set of sparse products; with D > N the factor is
+the implicit :class:`~certpca.sparse_factor.SparseFactor` (centring and
+scaling applied inside its products), densified only on request and only
+under ``FACTOR_BYTES``.
 """
 
 from __future__ import annotations
@@ -15,20 +20,30 @@ import numpy as np
 import pandas as pd
 import scipy.linalg
 
+from certpca.errors import TooLarge
+from certpca.sparse_factor import SparseFactor, covariance
+
+#: the largest dense factor :meth:`Problem.factor` forms from sparse data (bounds that need
+#: more are skipped with this limit as the reason)
+FACTOR_BYTES = 2**30
+
 
 class Problem:
     """Covariance operator C over named features.
 
     Build it with :meth:`from_data` (samples × features, already centred or
-    scaled as wanted) or :meth:`from_covariance`.
+    scaled as wanted), :meth:`from_sparse` or :meth:`from_covariance`; the
+    constructor takes one of a dense ``factor``, a ``covariance`` or a
+    :class:`~certpca.sparse_factor.SparseFactor` ``sparse``.
     """
 
-    def __init__(self, *, factor=None, covariance=None, feature_ids=None):
-        if (factor is None) == (covariance is None):
-            raise ValueError("give exactly one of factor= or covariance=")
+    def __init__(self, *, factor=None, covariance=None, sparse=None, feature_ids=None):
+        if sum(x is not None for x in (factor, covariance, sparse)) != 1:
+            raise ValueError("give exactly one of factor=, covariance= or sparse=")
         self._F = None if factor is None else np.ascontiguousarray(factor, dtype=float)
         self._C = None if covariance is None else np.ascontiguousarray(covariance, dtype=float)
-        dim = (self._F if self._F is not None else self._C).shape[1]
+        self._S = sparse
+        dim = (sparse if sparse is not None else self._F if self._F is not None else self._C).shape[1]
         if feature_ids is None:
             feature_ids = [f"V{i + 1}" for i in range(dim)]
         self.feature_ids = feature_ids if isinstance(feature_ids, pd.Index) else pd.Index(feature_ids, dtype=object)
@@ -49,6 +64,21 @@ class Problem:
         return cls(factor=F, feature_ids=feature_ids)
 
     @classmethod
+    def from_sparse(cls, X, feature_ids=None, *, mean=None, scale=None) -> Problem:
+        """Covariance of ``(X − 1·meanᵀ)/scale`` for a scipy.sparse X, centred and scaled implicitly.
+
+        D ≤ N: the D × D covariance from sparse products (``sparse_factor.covariance``;
+        D × D is small beside the data then, e.g. 10⁵ cells × 2000 genes).  D > N:
+        the implicit factor, no N × D array.
+        """
+        n, d = X.shape
+        if n < 2:
+            raise ValueError("need at least 2 samples for a covariance")
+        if d <= n:
+            return cls(covariance=covariance(X, mean, scale), feature_ids=feature_ids)
+        return cls(sparse=SparseFactor(X, mean, scale), feature_ids=feature_ids)
+
+    @classmethod
     def from_covariance(cls, C, feature_ids=None) -> Problem:
         """A given covariance or correlation matrix (symmetrised exactly)."""
         C = np.asarray(C, dtype=float)
@@ -62,11 +92,18 @@ class Problem:
     @property
     def uses_factor(self) -> bool:
         """True when C is held as FᵀF (D > N): no D × D array exists."""
-        return self._F is not None
+        return self._F is not None or self._S is not None
+
+    @property
+    def factor_rows(self) -> int:
+        """Rows r of the factor (0 for a dense C): the length of its inner products."""
+        return self._S.shape[0] if self._S is not None else self._F.shape[0] if self._F is not None else 0
 
     @cached_property
     def diag(self) -> np.ndarray:
         """Diagonal of C (the feature variances)."""
+        if self._S is not None:
+            return self._S.column_norms2()
         if self._F is not None:
             return np.einsum("ij,ij->j", self._F, self._F)
         return np.diag(self._C).copy()
@@ -79,6 +116,8 @@ class Problem:
     # ------------------------------------------------------------ operations
     def matvec(self, v: np.ndarray) -> np.ndarray:
         """C v for a vector or a D × m block."""
+        if self._S is not None:
+            return self._S.rmatvec(self._S.matvec(v))
         if self._F is not None:
             return self._F.T @ self._scores(v)
         return self._C @ v
@@ -86,6 +125,9 @@ class Problem:
     def variance(self, w: np.ndarray) -> float:
         """wᵀCw."""
         w = np.asarray(w, dtype=float)
+        if self._S is not None:
+            y = self._S.matvec(w)
+            return float(y @ y)
         if self._F is not None:
             y = self._scores(w)
             return float(y @ y)
@@ -102,16 +144,21 @@ class Problem:
     def submatrix(self, support) -> np.ndarray:
         """C_SS for a support given as integer indices."""
         idx = np.asarray(support, dtype=np.intp)
-        if self._F is not None:
-            Fs = self._F[:, idx]
+        if self._F is not None or self._S is not None:
+            Fs = self._F[:, idx] if self._F is not None else self._S.columns(idx)
             return Fs.T @ Fs
         return self._C[np.ix_(idx, idx)]
 
     def factor(self) -> np.ndarray:
         """A factor F (r × D, r ≤ min(N, D)) with C = FᵀF.
 
-        For a dense C this is diag(√λ)Uᵀ over its positive eigenvalues.
+        For a dense C this is diag(√λ)Uᵀ over its positive eigenvalues.  Sparse
+        data give their N × D factor densified (once, then kept), which raises
+        :class:`TooLarge` beyond ``FACTOR_BYTES`` (a certificate then skips the
+        bound that asked).
         """
+        if self._S is not None:
+            return self._sparse_densified
         if self._F is not None:
             return self._F
         vals, vecs = self._dense_spectrum
@@ -119,12 +166,22 @@ class Problem:
         return (vecs[:, keep] * np.sqrt(vals[keep])).T
 
     @cached_property
+    def _sparse_densified(self) -> np.ndarray:
+        """The sparse factor as one dense array, formed once (bounds ask for it hundreds of times)."""
+        if self._S.dense_bytes > FACTOR_BYTES:
+            raise TooLarge(
+                f"needs the dense {self._S.shape[0]} × {self.dim} factor of the sparse data "
+                f"({self._S.dense_bytes / 2**20:.0f} MiB > the limit of {FACTOR_BYTES / 2**20:.0f} MiB)"
+            )
+        return self._S.dense()
+
+    @cached_property
     def _gram_spectrum(self) -> tuple[np.ndarray, np.ndarray]:
         """Eigenpairs (descending) of the r × r Gram FFᵀ with nonzero eigenvalue.
 
         They give C's: λ_j and v_j = Fᵀu_j/√λ_j, lifted only when asked for.
         """
-        vals, U = np.linalg.eigh(self._F @ self._F.T)
+        vals, U = np.linalg.eigh(self._S.gram() if self._S is not None else self._F @ self._F.T)
         vals, U = vals[::-1], U[:, ::-1]
         keep = vals > vals[0] * 1e-13 if vals[0] > 0 else np.zeros(len(vals), bool)
         return vals[keep].copy(), U[:, keep].copy()
@@ -137,7 +194,7 @@ class Problem:
 
     def eigenvalues(self) -> np.ndarray:
         """Eigenvalues of C in descending order (with a factor, those beyond its rank are omitted)."""
-        return (self._gram_spectrum if self._F is not None else self._dense_spectrum)[0]
+        return (self._gram_spectrum if self.uses_factor else self._dense_spectrum)[0]
 
     def eigh(self, d: int = 1) -> tuple[np.ndarray, np.ndarray]:
         """Top-d eigenpairs (values descending, vectors as D × d columns).
@@ -146,10 +203,11 @@ class Problem:
         columns may come back.  A dense C not yet fully decomposed gets only its
         top d pairs computed (LAPACK's subset driver).
         """
-        if self._F is not None:
+        if self.uses_factor:
             vals, U = self._gram_spectrum
             vals, U = vals[:d], U[:, :d]
-            return vals.copy(), self._F.T @ (U / np.sqrt(vals))
+            lift = self._S.rmatvec if self._S is not None else self._F.T.__matmul__
+            return vals.copy(), lift(U / np.sqrt(vals))
         if "_dense_spectrum" in self.__dict__ or 4 * d >= self.dim:
             vals, vecs = self._dense_spectrum
             return vals[:d].copy(), vecs[:, :d].copy()
@@ -172,6 +230,8 @@ class Problem:
     def deflate(self, w: np.ndarray) -> Problem:
         """Projection deflation (I - wwᵀ) C (I - wwᵀ) for a unit w (Sigg & Buhmann eq. 18)."""
         w = np.asarray(w, dtype=float)
+        if self._S is not None:
+            return Problem(sparse=self._S.deflate(w), feature_ids=self.feature_ids)
         if self._F is not None:
             return Problem(factor=self._F - np.outer(self._F @ w, w), feature_ids=self.feature_ids)
         Cw = self._C @ w
@@ -183,23 +243,52 @@ class Problem:
         """The problem restricted to the features at the given integer indices."""
         idx = np.asarray(features, dtype=np.intp)
         ids = self.feature_ids[idx]
+        if self._S is not None:
+            return Problem(sparse=self._S.subset(idx), feature_ids=ids)
         if self._F is not None:
             return Problem(factor=self._F[:, idx], feature_ids=ids)
         return Problem(covariance=self._C[np.ix_(idx, idx)], feature_ids=ids)
 
     def dense(self) -> np.ndarray:
         """The D × D matrix itself: only for small D (tests, convex relaxations)."""
+        if self._S is not None:
+            F = self.factor()
+            return F.T @ F
         if self._F is not None:
             return self._F.T @ self._F
         return self._C.copy()
 
+    def largest_entry(self) -> float:
+        """max |F_ij| of the factor, or max |C_ij| of a dense C (what certificates rescale by)."""
+        if self._S is not None:
+            return self._S.max_abs()
+        M = self._F if self._F is not None else self._C
+        return float(np.max(np.abs(M))) if M.size else 0.0
+
+    def ldexp(self, e: int) -> Problem:
+        """The problem with its factor times 2^e (C times 4^e), or a dense C times 2^e: exact in floating point."""
+        if self._S is not None:
+            return Problem(sparse=self._S.ldexp(e), feature_ids=self.feature_ids)
+        if self._F is not None:
+            return Problem(factor=np.ldexp(self._F, e), feature_ids=self.feature_ids)
+        return Problem(covariance=np.ldexp(self._C, e), feature_ids=self.feature_ids)
+
     def __repr__(self) -> str:
-        how = f"factor {self._F.shape[0]}×{self.dim}" if self._F is not None else "dense"
+        how = f"factor {self.factor_rows}×{self.dim}" if self.uses_factor else "dense"
+        if self._S is not None:
+            how = f"sparse {how}"
         return f"<Problem D={self.dim} ({how}), trace={self.trace:.6g}>"
 
     def columns(self, idx) -> np.ndarray:
         """C[:, idx] as a dense D × len(idx) block: Fᵀ(F[:, idx]) costs O(r·D·len(idx)), never D × D."""
         idx = np.asarray(idx, dtype=np.intp)
+        if self._S is not None:
+            # dense column blocks, so each entry is a length-r dot product as with a dense factor
+            Fi = self._S.columns(idx)
+            out = np.empty((self.dim, idx.size))
+            for jdx, Fj in self._S.blocks():
+                out[jdx] = Fj.T @ Fi
+            return out
         if self._F is not None:
             return self._F.T @ self._F[:, idx]
         return self._C[:, idx]

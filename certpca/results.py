@@ -1,8 +1,11 @@
 """Result objects: Component, Fit and their R-style Summary.
 
-Modelled on R's ``prcomp``/``nsprcomp`` (``sdev``, ``rotation``, ``center``,
-``scale``; ``summary()`` prints the importance of components) and on
-statsmodels (``summary()`` renders as text, HTML and LaTeX; ``str(fit)`` is it).
+Modelled on R's ``prcomp``/``nsprcomp``: a Fit of data has ``sdev``, ``rotation``,
+``center``, ``scale``, the scores ``x`` and ``predict(newdata)``; ``print(fit)``
+shows what R prints for a prcomp object (standard deviations, then the rotation)
+and ``summary()`` the importance of components as ``summary.prcomp`` does, plus
+the certificate rows.  Summaries render as text, HTML and LaTeX (as statsmodels'
+do).  :class:`Projection` holds what new samples need to be prepared the same way.
 """
 
 from __future__ import annotations
@@ -14,7 +17,16 @@ import pandas as pd
 
 from certpca import text
 
+from .data.dataset import some_ids
+from .errors import InputError
 from .status import Convergence, Status
+
+#: print(fit) shows every rotation row up to this many features, else only the nonzero rows (at most this many)
+PRINT_ROWS = 100
+#: R's significant digits: print.prcomp (the default getOption("digits")) and print.summary.prcomp (digits - 3)
+PRINT_DIGITS, SUMMARY_DIGITS = 7, 4
+#: the rows of summary.prcomp's importance matrix, formatted together column by column as R does
+R_ROWS = ("Standard deviation", "Proportion of Variance", "Cumulative Proportion")
 
 
 @dataclass
@@ -81,14 +93,123 @@ class Component:
         )
 
 
+@dataclass(frozen=True, eq=False)
+class Projection:
+    """How training samples were prepared, so that new samples can be prepared the same way.
+
+    The steps of :func:`certpca.data.prepare`, in its order: ``log2(max(x, log2_floor))``,
+    keeping ``feature_ids`` (constant features, ``dropped``, were removed), subtracting
+    ``center`` and dividing by ``scale`` (each None when not applied), then by
+    2^``unit_exponent`` when prepare rescaled extreme magnitudes.  This is what R's
+    ``predict.prcomp`` does with the ``center`` and ``scale`` a prcomp object keeps,
+    plus certpca's log floor and dropped features.
+    """
+
+    feature_ids: pd.Index
+    center: pd.Series | None = None
+    scale: pd.Series | None = None
+    log2_floor: float | None = None
+    dropped: tuple[str, ...] = ()
+    unit_exponent: int = 0
+
+    @classmethod
+    def of(cls, ds) -> Projection:
+        """The projection of a prepared samples × features :class:`~certpca.data.Dataset`."""
+        p = ds.preprocessing
+        return cls(
+            feature_ids=ds.feature_ids,
+            center=ds.center,
+            scale=ds.scale,
+            log2_floor=p.get("log2_floor"),
+            dropped=tuple(p.get("dropped_constant") or ()),
+            unit_exponent=int(p.get("unit_exponent", 0)),
+        )
+
+    def apply(self, newdata) -> tuple[np.ndarray, pd.Index]:
+        """New raw samples as prepared values (samples × ``feature_ids``) and their sample ids.
+
+        ``newdata`` is a DataFrame with a column per feature (matched by feature id, other
+        columns ignored, as R's ``predict.prcomp`` matches by name), a Series (one sample),
+        or a 2-D array whose columns are the features in ``feature_ids`` order.
+        """
+        values, index = self._values(newdata)
+        if not np.all(np.isfinite(values)):
+            bad = int(np.sum(~np.isfinite(values).all(axis=1)))
+            raise InputError.bad_argument(
+                "newdata", f"has missing or infinite values in {bad} sample(s); remove or impute them before predicting"
+            )
+        if self.log2_floor is not None:
+            values = np.log2(np.maximum(values, self.log2_floor))
+        if self.center is not None:
+            values = values - self.center.to_numpy()
+        if self.scale is not None:
+            values = values / self.scale.to_numpy()
+        if self.unit_exponent:
+            values = np.ldexp(values, -self.unit_exponent)
+        return values, index
+
+    def _values(self, newdata) -> tuple[np.ndarray, pd.Index]:
+        if isinstance(newdata, pd.Series):
+            newdata = newdata.to_frame().T
+        if isinstance(newdata, pd.DataFrame):
+            frame = newdata.set_axis(newdata.columns.map(str), axis=1)
+            if not frame.columns.is_unique:
+                dup = frame.columns[frame.columns.duplicated()].unique()
+                raise InputError.bad_argument(
+                    "newdata", f"has duplicate feature columns ({some_ids(dup)}); give each feature once"
+                )
+            missing = self.feature_ids.difference(frame.columns, sort=False)
+            if len(missing):
+                raise InputError.bad_argument(
+                    "newdata",
+                    f"lacks {len(missing)} feature(s) the fit uses ({some_ids(missing)}); "
+                    "give a column for every feature in fit.rotation.index",
+                )
+            try:
+                return frame[self.feature_ids].to_numpy(dtype=float), frame.index
+            except (TypeError, ValueError):
+                raise InputError.bad_argument(
+                    "newdata", "has non-numeric values in the fit's feature columns; give numbers"
+                ) from None
+        try:
+            values = np.asarray(newdata, dtype=float)
+        except (TypeError, ValueError):
+            raise InputError.bad_argument(
+                "newdata", f"must be a DataFrame or a 2-D numeric array, got {type(newdata).__name__}"
+            ) from None
+        d = len(self.feature_ids)
+        if values.ndim != 2:
+            raise InputError.bad_argument(
+                "newdata", f"must be 2-D (samples x features), got {values.ndim}-D; for one sample use x.reshape(1, -1)"
+            )
+        if values.shape[1] != d:
+            hint = (
+                f"; {len(self.dropped)} constant feature(s) were dropped at fit time, so give a DataFrame "
+                "with feature columns"
+                if self.dropped and values.shape[1] == d + len(self.dropped)
+                else ", in the order of fit.rotation.index"
+            )
+            raise InputError.bad_argument(
+                "newdata", f"has {values.shape[1]} columns but the fit has {d} features{hint}"
+            )
+        return values, pd.RangeIndex(values.shape[0])
+
+
 @dataclass
 class Fit:
-    """Several components of one data set, with variance accounting.
+    """Several components of one data set, with variance accounting, as R's prcomp object.
 
     ``additional_variance[l]`` is what component l adds beyond the span of the
     earlier ones (the variance of the data projected on the l-th Gram–Schmidt
     direction of the loadings), so non-orthogonal components are not counted
-    twice; for orthogonal components it equals wᵀCw.
+    twice; for orthogonal components it equals wᵀCw.  ``sdev`` is its square root
+    and ``pev`` its share of the total variance tr C, so at full cardinality (the
+    eigenvectors) they are exactly prcomp's ``sdev`` and summary.prcomp's
+    "Proportion of Variance" (eigenvalue over the sum of all eigenvalues).
+
+    A fit of data (not of a bare covariance) also carries ``scores`` (prcomp's ``x``,
+    computed when it was fitted: N × m, the prepared data times the loadings) and
+    the :class:`Projection` that ``predict`` applies to new samples.
     """
 
     components: list[Component]
@@ -100,6 +221,81 @@ class Fit:
     seconds: float
     certificates: list = field(default_factory=list)
     problem: object = field(default=None, repr=False)  # the covariance operator, for certify()
+    scores: pd.DataFrame | None = field(default=None, repr=False)
+    projection: Projection | None = field(default=None, repr=False)
+    annotation: pd.DataFrame | None = field(default=None, repr=False)  # feature id → symbol, description
+
+    def attach_data(self, ds) -> Fit:
+        """Record the scores, the preprocessing and the gene annotation of the prepared Dataset
+        ``ds`` this fit came from.
+
+        Keeps N × m scores and the D-vectors of ``center`` and ``scale``, never the data
+        matrix.  A covariance Dataset has no samples: nothing is recorded.  Returns self.
+        """
+        if ds.is_covariance:
+            return self
+        W = self.rotation
+        if not W.index.equals(ds.feature_ids):
+            raise ValueError("the Dataset's features are not those of the fit")
+        index = ds.sample_ids if ds.sample_ids is not None else pd.RangeIndex(ds.n_samples)
+        self.scores = pd.DataFrame(ds.project(W.to_numpy()), index=index, columns=W.columns)
+        self.projection = Projection.of(ds)
+        if ds.annotation is not None:
+            self.annotation = ds.annotation.reindex(W.index, fill_value="")
+        return self
+
+    def to_anndata(self, adata, key: str = "spca", *, params: dict | None = None) -> None:
+        """Store the fit in an AnnData object as scanpy's ``sc.pp.pca`` stores PCA.
+
+        ``obsm["X_<key>"]`` the scores (cells × components), ``varm["<key>_loadings"]``
+        the loadings (genes × components, zero for genes not fitted, e.g. dropped as
+        constant), ``uns[key]`` the parameters, the additional variances and their ratios
+        to the total, the cardinalities and, once certified, each component's upper bound,
+        certified fraction and proof.  Loadings over genes that are not ``adata.var_names``
+        (a fit of ``raw`` with more genes) go to ``uns[key]["loadings"]`` as a DataFrame.
+        """
+        if self.scores is None:
+            raise InputError("only a fit of samples x features data has scores to store in an AnnData")
+        cells = pd.Index(adata.obs_names.astype(str))
+        if len(cells) != len(self.scores) or not cells.isin(self.scores.index).all():
+            raise InputError("the AnnData's cells are not those of the fit; store it in the AnnData it came from")
+        x = self.scores.reindex(cells)
+        W = self.rotation
+        uns: dict = {
+            "params": {
+                "k": int(self.options.get("k", 0)),
+                "nonneg": bool(self.options.get("nonneg", False)),
+                "method": str(self.options.get("method")),
+                "deflation": str(self.options.get("deflation")),
+                "n_components": len(self.components),
+                **{str(n): v for n, v in (params or {}).items() if v is not None},
+                **{
+                    str(n): v
+                    for n, v in self.data.get("preprocessing", {}).items()
+                    if isinstance(v, (bool, int, float, str))
+                },
+            },
+            "variance": np.asarray(self.additional_variance, dtype=float),
+            "variance_ratio": np.asarray(self.pev, dtype=float),
+            "cardinality": np.array([c.cardinality for c in self.components]),
+        }
+        if self.certificates:
+            certs = list(self.certificates) + [None] * (len(self.components) - len(self.certificates))
+            uns["certificates"] = {
+                "upper_bound": np.array([np.nan if c is None else c.upper_bound for c in certs], dtype=float),
+                "certified_fraction": np.array(
+                    [np.nan if c is None else c.certified_fraction for c in certs], dtype=float
+                ),
+                "optimal": np.array([c is not None and c.optimal for c in certs]),
+                "bound": np.array(["" if c is None else c.winner for c in certs], dtype=object),
+            }
+        var_names = pd.Index(adata.var_names.astype(str))
+        if W.index.isin(var_names).all():
+            adata.varm[f"{key}_loadings"] = W.reindex(var_names, fill_value=0.0).to_numpy()
+        else:
+            uns["loadings"] = W.copy()
+        adata.obsm[f"X_{key}"] = x.to_numpy()
+        adata.uns[key] = uns
 
     # R-style accessors --------------------------------------------------
     @property
@@ -110,13 +306,55 @@ class Fit:
     loadings = rotation
 
     @property
+    def x(self) -> pd.DataFrame | None:
+        """Scores, samples × components (R's ``x``); None for a fit of a covariance or Problem."""
+        return self.scores
+
+    @property
+    def center(self) -> pd.Series | bool | None:
+        """The feature means subtracted (R's ``center``), False when not centred, None without data."""
+        if self.projection is None:
+            return None
+        return False if self.projection.center is None else self.projection.center
+
+    @property
+    def scale(self) -> pd.Series | bool | None:
+        """The divisors applied (R's ``scale``), False when not scaled, None without data."""
+        if self.projection is None:
+            return None
+        return False if self.projection.scale is None else self.projection.scale
+
+    def predict(self, newdata=None) -> pd.DataFrame:
+        """Scores of new samples, prepared as the training data were (R's ``predict.prcomp``).
+
+        ``newdata`` holds raw values (before log2, centring, scaling): a DataFrame with
+        a column per feature id, a Series for one sample, or a 2-D array with the
+        features in ``rotation.index`` order.  Without it, the training scores ``x``.
+        """
+        if self.projection is None or self.scores is None:
+            raise InputError(
+                "predict needs the preprocessing of the training data: fit samples x features "
+                "data (a path, bundled name, Dataset), not a covariance or Problem"
+            )
+        if newdata is None:
+            return self.scores
+        values, index = self.projection.apply(newdata)
+        W = self.rotation
+        return pd.DataFrame(values @ W.to_numpy(), index=index, columns=W.columns)
+
+    @property
     def sdev(self) -> np.ndarray:
-        """Standard deviations of the additional variances (nsprcomp's ``sdev``)."""
+        """Standard deviations of the additional variances (nsprcomp's ``sdev``; prcomp's at full k)."""
         return np.sqrt(np.maximum(self.additional_variance, 0.0))
 
     @property
     def pev(self) -> np.ndarray:
-        """Proportion of the total variance each component adds."""
+        """Proportion of the total variance tr C that each component adds beyond the earlier ones.
+
+        The "Proportion of Variance" of ``summary()`` and of the report: additional
+        variance over the variance of all features, as summary.prcomp divides each
+        eigenvalue by the sum of all of them.
+        """
         return self.additional_variance / self.total_variance
 
     @property
@@ -124,7 +362,7 @@ class Fit:
         return np.cumsum(self.pev)
 
     def importance(self) -> pd.DataFrame:
-        """The importance table of ``summary()``: one column per component."""
+        """summary.prcomp's importance matrix plus each component's cardinality: one column per component."""
         cols = [f"PC{i + 1}" for i in range(len(self.components))]
         rows = {
             "Standard deviation": self.sdev,
@@ -159,7 +397,51 @@ class Fit:
         notes.extend(self._status_notes())
         for i, cert in enumerate(self.certificates):
             notes.append(f"PC{i + 1} {str(cert).splitlines()[0]}")
-        return Summary(title, self.importance(), notes)
+        return Summary(title, self._with_certificate_rows(self.importance()), notes)
+
+    def _with_certificate_rows(self, table: pd.DataFrame) -> pd.DataFrame:
+        """The importance table and, when there are certificates, the rows "Upper bound" (on the
+        variance OPT of the problem the component solved), "Certified fraction" (its variance over
+        that bound) and "Optimal" (proven / not proven); "-" for a component without one."""
+        if not self.certificates:
+            return table
+        table = table.astype(object)
+        certs = list(self.certificates) + [None] * (table.shape[1] - len(self.certificates))
+        table.loc["Upper bound"] = ["-" if c is None else float(c.upper_bound) for c in certs[: table.shape[1]]]
+        table.loc["Certified fraction"] = [
+            "-" if c is None else float(c.certified_fraction) for c in certs[: table.shape[1]]
+        ]
+        table.loc["Optimal"] = [
+            "-" if c is None else ("proven" if c.optimal else "not proven") for c in certs[: table.shape[1]]
+        ]
+        return table
+
+    def prcomp_text(self, max_rows: int = PRINT_ROWS) -> str:
+        """What R prints for a prcomp object: the standard deviations, then the rotation.
+
+        With more than ``max_rows`` features only the rows with a nonzero loading are
+        shown (at most ``max_rows`` of them), and the header says so.
+        """
+        W = self.rotation
+        d, m = W.shape
+        lines = [f"Standard deviations (1, .., p={m}):", r_vector(self.sdev), "", f"Rotation (n x k) = ({d} x {m}):"]
+        shown = W
+        if d > max_rows:
+            shown = W[(W != 0).any(axis=1)]
+            n_nonzero = len(shown)
+            shown = shown.iloc[:max_rows]
+            said = (
+                f"only the {n_nonzero} rows with a nonzero loading; the other {d - n_nonzero} are zero"
+                if n_nonzero < d
+                else "every row has a nonzero loading"
+            )
+            more = f"; the first {max_rows} shown" if n_nonzero > max_rows else ""
+            lines.append(f"({said}{more})")
+        formatted = pd.DataFrame(
+            {c: r_format(shown[c].to_numpy(), PRINT_DIGITS) for c in shown.columns}, index=shown.index
+        )
+        lines.append(formatted.to_string())
+        return "\n".join(lines)
 
     def _status_notes(self) -> list[str]:
         """One line when every component reached k and converged, else one line per component."""
@@ -168,7 +450,7 @@ class Fit:
         return [f"Status PC{i + 1}: {c.status}" for i, c in enumerate(self.components)]
 
     def __str__(self) -> str:
-        return str(self.summary())
+        return self.prcomp_text()
 
     def __repr__(self) -> str:
         return f"<Fit {self.options.get('method')} k={self.options.get('k')}: {len(self.components)} component(s)>"
@@ -193,16 +475,35 @@ class Fit:
 
 
 class Summary:
-    """An importance table with a title and notes, rendered as text, HTML or LaTeX."""
+    """A table with a title and notes, rendered as text, HTML or LaTeX.
 
-    def __init__(self, title: str, table: pd.DataFrame, notes: list[str]):
-        self.title, self.table, self.notes = title, table, notes
+    Its quantities (standard deviation, certified fraction, ...) are rows, as in
+    summary.prcomp's importance matrix, or columns with ``by_column`` (one row per bound
+    in a certificate's summary); each is formatted by its name.
+    """
+
+    def __init__(
+        self,
+        title: str,
+        table: pd.DataFrame,
+        notes: list[str],
+        *,
+        by_column: bool = False,
+        heading: str = "Importance of components:",
+    ):
+        self.title, self.table, self.notes, self.by_column, self.heading = title, table, notes, by_column, heading
 
     def _formatted(self) -> pd.DataFrame:
+        """Cells as text: summary.prcomp's rows column by column to 4 significant digits (as R prints
+        its importance matrix), cardinalities as integers, fractions as percentages."""
+        if self.by_column:
+            return Summary(self.title, self.table.T, self.notes)._formatted().T
         t = self.table.astype(object)
-        for row in t.index:
-            fmt = "{:d}" if row == "Cardinality" else "{:.4f}"
-            t.loc[row] = [fmt.format(int(v) if row == "Cardinality" else float(v)) for v in self.table.loc[row]]
+        r_rows = [r for r in R_ROWS if r in t.index]
+        for col in t.columns:
+            t.loc[r_rows, col] = r_format(np.array(self.table.loc[r_rows, col], dtype=float), SUMMARY_DIGITS)
+        for row in t.index.difference(r_rows, sort=False):
+            t.loc[row] = [_cell(row, v) for v in self.table.loc[row]]
         return t
 
     def as_text(self) -> str:
@@ -212,7 +513,7 @@ class Summary:
         lines = [
             self.title,
             "",
-            "Importance of components:",
+            self.heading,
             " " * label_w + "".join(f" {c:>{w}}" for c, w in zip(t.columns, widths)),
         ]
         for row in t.index:
@@ -225,13 +526,67 @@ class Summary:
         return f"<div class='summary'><h3>{text.html(self.title)}</h3>{table}<ul>{notes}</ul></div>"
 
     def as_latex(self) -> str:
-        styler = self._formatted().style
+        styler = self._formatted().style.format(escape="latex").format_index(escape="latex", axis=0)
+        styler = styler.format_index(escape="latex", axis=1)
         return styler.to_latex(hrules=True, caption=text.latex(self.title))
 
     _repr_html_ = as_html
 
     def __str__(self) -> str:
         return self.as_text()
+
+
+def _cell(row: str, v) -> str:
+    if isinstance(v, str):
+        return v
+    if row == "Cardinality":
+        return f"{int(v):d}"
+    if row == "Certified fraction":
+        return f"{100 * float(v):.2f}%"
+    if row == "Seconds":
+        return f"{float(v):.2g}"
+    return r_format(np.array([float(v)]), 6)[0]
+
+
+def r_format(values: np.ndarray, digits: int) -> list[str]:
+    """Numbers formatted together as R's ``format`` does with ``digits`` significant digits.
+
+    R finds, for each number, the fewest significant digits (at most ``digits``) that
+    show it to ``digits`` digits, and prints all with the largest number of decimals
+    that needs; it switches to scientific notation when fixed notation would be wider.
+    """
+    v = np.asarray(values, dtype=float)
+    finite = v[np.isfinite(v) & (v != 0)]
+    decimals, sig = 0, 1
+    for x in finite:
+        full = float(f"{x:.{digits - 1}e}")
+        s = digits
+        while s > 1 and float(f"{x:.{s - 2}e}") == full:
+            s -= 1
+        exponent = int(np.floor(np.log10(abs(full))))
+        decimals, sig = max(decimals, s - 1 - exponent), max(sig, s)
+    fixed = [f"{x:.{decimals}f}" if np.isfinite(x) else _special(x) for x in v]
+    scientific = [f"{x:.{sig - 1}e}" if np.isfinite(x) else _special(x) for x in v]
+    if max(map(len, fixed), default=0) > max(map(len, scientific), default=0):
+        return scientific
+    return fixed
+
+
+def _special(x: float) -> str:
+    return "NaN" if np.isnan(x) else ("Inf" if x > 0 else "-Inf")
+
+
+def r_vector(values: np.ndarray, width: int = 80) -> str:
+    """A numeric vector as R prints it: ``[1]`` then the values, wrapped at ``width`` with the index of each line."""
+    cells = r_format(values, PRINT_DIGITS)
+    w = max(map(len, cells), default=0)
+    label_w = len(f"[{len(cells)}]")
+    per_line = max(1, (width - label_w) // (w + 1))
+    lines = []
+    for start in range(0, len(cells), per_line):
+        chunk = cells[start : start + per_line]
+        lines.append(f"[{start + 1}]".rjust(label_w) + "".join(f" {c:>{w}}" for c in chunk))
+    return "\n".join(lines)
 
 
 def jsonable(x):

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import certpca
 from certpca.cli import main
 
 
@@ -16,10 +17,40 @@ def run(capsys, *argv):
 
 
 def test_fit_bundled_leukemia_prints_summary(capsys):
-    code, out, err = run(capsys, "fit", "leukemia", "--k", "50", "--nonneg")
+    code, out, err = run(capsys, "fit", "leukemia", "--k", "50", "--nonneg", "--no-certify")
     assert code == 0
     assert "Importance of components:" in out and "Cardinality" in out
     assert "72 samples x 12582 features" in out
+    assert "Upper bound" not in out  # --no-certify
+
+
+def test_fit_certifies_every_component_and_writes_scores(capsys, tmp_path):
+    """Each component's certificate is of the problem it solved (checked against brute force in
+    tests/certify/test_components.py); the scores file is the prepared data times the loadings."""
+    scores, loadings = tmp_path / "scores.csv", tmp_path / "loadings.csv"
+    argv = ["fit", "lrs", "--k", "5", "--components", "3", "--bounds", "lambda1,dabe"]
+    code, out, err = run(capsys, *argv, "--scores", str(scores), "--out", str(loadings))
+    assert code == 0, err
+    assert out.count("Certificate (k=5)") == 3 and "Certified fraction" in out
+    assert f"Scores written to {scores}" in out
+    ds = certpca.load("lrs")
+    x = pd.read_csv(scores, index_col=0)
+    W = pd.read_csv(loadings, index_col=0)
+    assert (
+        x.index.name == "sample" and list(x.index) == list(ds.sample_ids) and list(x.columns) == ["PC1", "PC2", "PC3"]
+    )
+    np.testing.assert_allclose(x.to_numpy(), ds.matrix @ W.loc[ds.feature_ids].to_numpy(), rtol=1e-12, atol=1e-12)
+    code, out, _ = run(capsys, *argv, "--scores", str(scores), "--force", "--json")
+    d = json.loads(out)
+    assert d["files"] == {"scores": str(scores)}
+    assert len(d["certificates"]) == 3 and all(c["upper_bound"] >= c["value"] for c in d["certificates"])
+
+
+def test_fit_scores_of_a_covariance_are_refused_before_writing(capsys, tmp_path):
+    target = tmp_path / "scores.csv"
+    code, out, err = run(capsys, "fit", "pitprops", "--k", "3", "--scores", str(target))
+    assert code == 2 and out == "" and not target.exists()
+    assert err == "certpca: error: --scores needs samples, and a covariance matrix has none; drop --scores\n"
 
 
 def test_fit_json_and_loadings_csv(capsys, tmp_path):
@@ -198,4 +229,4 @@ def test_python_certify_attaches_to_fit():
     cert = certpca.certify(fit)
     assert fit.certificates == [cert] and cert.optimal
     assert abs(cert.value - 3.771) < 5e-4
-    assert "certified 100.00%" in str(fit)
+    assert "certified 100.00%" in str(fit.summary())

@@ -71,14 +71,14 @@ def test_disjoint_component_with_too_few_features_left_is_unreachable():
     assert np.isclose(second.variance, brute_force(C[4:, 4:], 2, nonneg=True)[0])
     assert first.status.reach is Reach.REACHED
     assert second.k == 4 and second.status.reach is Reach.UNREACHABLE
-    assert "Status PC2: unreachable (only 2 features are left" in str(fit)
+    assert "Status PC2: unreachable (only 2 features are left" in str(fit.summary())
 
 
 def test_reached_and_converged_components_are_summarised_in_one_line():
     X = np.random.default_rng(9).standard_normal((15, 20))
     fit = fit_components(Problem.from_data(X - X.mean(0)), 5, n_components=2)
     assert all(c.status.reach is Reach.REACHED for c in fit.components)
-    assert "Status: every component reached k and converged" in str(fit)
+    assert "Status: every component reached k and converged" in str(fit.summary())
 
 
 @pytest.mark.parametrize(

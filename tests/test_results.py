@@ -24,7 +24,7 @@ def _fit():
 
 def test_summary_text_like_prcomp():
     fit = _fit()
-    text = str(fit)
+    text = str(fit.summary())
     assert "Importance of components:" in text
     for row in ("Standard deviation", "Proportion of Variance", "Cumulative Proportion", "Cardinality"):
         assert row in text

@@ -12,7 +12,8 @@ OPT(k, nonneg) = max wᵀCw over unit w with ‖w‖₀ ≤ k (and w ≥ 0).  Mo
 * :mod:`~certpca.certify.threshold` — threshold C, split into connected components;
 * :mod:`~certpca.certify.exact` — branch and bound over supports;
 * :mod:`~certpca.certify.registry` — REGISTRY, the names of all bounds;
-* :mod:`~certpca.certify.certificate` — certify a vector with the registered bounds.
+* :mod:`~certpca.certify.certificate` — certify a vector with the registered bounds;
+* :mod:`~certpca.certify.components` — certify every component of a Fit on the problem it solved.
 
 The formulas and margin rules are written out in docs/certification.md.
 """
@@ -23,6 +24,7 @@ import numpy as np
 
 from certpca.callable_module import make_callable
 from certpca.certify.certificate import Certificate, certify_vector
+from certpca.certify.components import certify_components, solved_problems
 from certpca.certify.duals import (
     dabe_bound,
     dnn_dual_bound,
@@ -60,15 +62,18 @@ def certify(
 ) -> Certificate:
     """Certificate for a Fit's first component, a Component, or a loading vector.
 
-    A Fit carries its problem, k and sign constraint, and gets the certificate
-    appended to ``fit.certificates`` (so ``fit.summary()`` shows it).  Later
-    components of a deflated fit solve other problems and are not certified here.
-    A Component or a vector needs ``problem``; k defaults to its cardinality.
+    A Fit carries its problem, k and sign constraint: every component is certified on the
+    problem it solved (:func:`certify_components`; ``budget`` is per component) and
+    ``fit.certificates`` holds them all (None for an all-zero component), so
+    ``fit.summary()`` shows them; the first is returned.  A Component or a vector needs
+    ``problem``; k defaults to its cardinality.
     """
-    fit = obj if isinstance(obj, Fit) else None
-    if fit is not None:
-        problem = fit.problem if problem is None else problem
-        obj = fit.components[0]
+    if isinstance(obj, Fit):
+        obj.certificates = certify_components(obj, bounds=bounds, budget=budget, tol=tol)
+        first = obj.certificates[0]
+        if first is None:
+            raise InputError.bad_argument("fit", "has an all-zero first component; there is nothing to certify")
+        return first
     if isinstance(obj, Component):
         k = obj.k if k is None else k
         nonneg = obj.nonneg if nonneg is None else nonneg
@@ -80,10 +85,7 @@ def certify(
             "problem", "is required to certify a Component or a vector: pass the certpca.Problem it belongs to"
         )
     k = int(np.count_nonzero(w)) if k is None else k
-    cert = certify_vector(problem, w, k, bool(nonneg), bounds=bounds, budget=budget, tol=tol)
-    if fit is not None:
-        fit.certificates.append(cert)
-    return cert
+    return certify_vector(problem, w, k, bool(nonneg), bounds=bounds, budget=budget, tol=tol)
 
 
 make_callable(__name__, certify)
@@ -96,6 +98,7 @@ __all__ = [
     "ExactResult",
     "NotApplicable",
     "certify",
+    "certify_components",
     "certify_vector",
     "dabe_bound",
     "dabe_sdp_bound",
@@ -112,6 +115,7 @@ __all__ = [
     "parse_bounds",
     "pattern_bound",
     "perron_bound",
+    "solved_problems",
     "spannogram_bound",
     "split_bound",
     "threshold_bound",

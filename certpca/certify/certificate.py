@@ -21,11 +21,13 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
 from certpca.certify.numerics import Bound, NotApplicable
 from certpca.certify.registry import REGISTRY, default_bounds, parse_bounds
-from certpca.errors import InputError
+from certpca.errors import InputError, TooLarge
 from certpca.problem import Problem
+from certpca.results import Summary
 from certpca.validation import check_cardinality, check_float
 
 #: seconds for the default bound list when no budget is given: no new bound starts after
@@ -50,24 +52,16 @@ def rescaled(problem) -> tuple[Problem, int]:
     3·r·D·2^−1075 in spectral norm), which :func:`certify_vector` adds to every
     bound before mapping it back.
     """
-    if problem.uses_factor:
-        F = problem.factor()
-        m = float(np.max(np.abs(F))) if F.size else 0.0
-        if m == 0 or not np.isfinite(m):
-            return problem, 0
-        e = int(np.frexp(m)[1])
-        return Problem(factor=np.ldexp(F, -e), feature_ids=problem.feature_ids), 2 * e
-    C = problem.dense()
-    m = float(np.max(np.abs(C))) if C.size else 0.0
+    m = problem.largest_entry()
     if m == 0 or not np.isfinite(m):
         return problem, 0
     e = int(np.frexp(m)[1])
-    return Problem(covariance=np.ldexp(C, -e), feature_ids=problem.feature_ids), e
+    return problem.ldexp(-e), 2 * e if problem.uses_factor else e
 
 
 def _subnormal_margin(problem) -> float:
     """Spectral-norm change of C' from entries made subnormal by :func:`rescaled` (its docstring)."""
-    r = problem.factor().shape[0] if problem.uses_factor else 1
+    r = max(problem.factor_rows, 1)
     return 3.0 * r * problem.dim * 2.0**-1074
 
 
@@ -138,6 +132,29 @@ class Certificate:
             "bounds": [b.to_dict() for b in self.bounds],
             "skipped": dict(self.skipped),
         }
+
+    def summary(self) -> Summary:
+        """The bounds computed, tightest first, as a table (upper bound, the certified fraction it
+        alone gives, seconds) with the verdict in the notes; ``as_text``, ``as_html``, ``as_latex``."""
+        ranked = sorted(self.bounds, key=lambda b: b.value)
+        table = pd.DataFrame(
+            {
+                "Upper bound": [b.value for b in ranked],
+                "Certified fraction": [self.value / b.value if b.value > 0 else float("nan") for b in ranked],
+                "Seconds": [b.seconds for b in ranked],
+            },
+            index=pd.Index([b.name for b in ranked]),
+        )
+        verdict = "proven optimal" if self.optimal else "not proven optimal"
+        notes = [
+            f"Value {self.value:.6g} <= OPT <= {self.upper_bound:.6g} (bound: {self.winner}); "
+            f"certified {100 * self.certified_fraction:.2f}%, {verdict} (tolerance {self.tol:g})",
+            *(f"{name} skipped: {why}" for name, why in self.skipped.items()),
+        ]
+        kind = "nonnegative " if self.nonneg else ""
+        return Summary(
+            f"Certificate for {kind}k = {self.k}", table, notes, by_column=True, heading="Upper bounds on OPT:"
+        )
 
     def __str__(self) -> str:
         kind = "nonnegative " if self.nonneg else ""
@@ -253,7 +270,7 @@ def certify_vector(
             kw[spec.time_option] = max(TIME_OPTION_SHARE * left, 0.0)
         try:
             b = _scale_back(spec.func(scaled, k, nonneg, **kw), e, sub)
-        except NotApplicable as exc:
+        except (NotApplicable, TooLarge) as exc:
             skipped[name] = str(exc)
             continue
         if not np.isfinite(b.value):

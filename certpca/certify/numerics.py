@@ -156,7 +156,7 @@ def dense_matrix(problem, limit: int = DENSE_LIMIT) -> tuple[np.ndarray, float]:
 def spectrum_margin(problem) -> float:
     """Margin on the eigenvalues from ``problem.eigenvalues()`` (LAPACK on C or on FFᵀ)."""
     if problem.uses_factor:
-        r = problem.factor().shape[0]
+        r = problem.factor_rows
         # Gram FFᵀ formed with error ≤ γ_D·tr, then eigensolver on an r × r PSD
         # matrix whose Frobenius norm is ≤ its trace ≈ tr C.
         tr = problem.trace
@@ -272,12 +272,12 @@ def gershgorin_columns(B: np.ndarray, own: np.ndarray, diag: np.ndarray, k: int,
 def sample_space_seconds(problem, k) -> float:
     """Estimated seconds of one r × r sum over D features (a factor problem) or one D × D eigenproblem."""
     if problem.uses_factor:
-        r = problem.factor().shape[0]
+        r = problem.factor_rows
         return r * r * problem.dim / FLOP_RATE
     return problem.dim**3 / FLOP_RATE
 
 
 def quadratic_seconds(problem, k) -> float:
     """Estimated seconds of forming every entry of C once: O(r·D²) from a factor, O(D²) dense."""
-    r = problem.factor().shape[0] if problem.uses_factor else 1
+    r = problem.factor_rows if problem.uses_factor else 1
     return r * problem.dim**2 / FLOP_RATE

@@ -152,7 +152,7 @@ def gershgorin_bound(
     D = problem.dim
     diag = problem.diag
     if problem.uses_factor:
-        r = problem.factor().shape[0]
+        r = problem.factor_rows
         screen = gershgorin_screen(diag, k, r)
         order = np.argsort(-screen, kind="stable")
         b = max(1, min(D, block_bytes // (8 * D)))

@@ -3,9 +3,12 @@
 - :mod:`.dataset`: :class:`Dataset` (matrix, ids, labels, preprocessing record) and the id checks;
 - :mod:`.readers`: :func:`read` for CSV/TSV(.gz), parquet, npz and covariance files;
 - :mod:`.convert`: :func:`from_object` for arrays, DataFrames, sparse matrices, AnnData;
-- :mod:`.prepare`: :func:`prepare` (log floor, centring, scaling) and class labels.
+- :mod:`.prepare`: :func:`prepare` (log floor, centring, scaling) and class labels;
+- :mod:`.annotation`: gene symbols and descriptions beside feature ids;
+- :mod:`.chunked`: dask arrays and zarr stores, read in row blocks (imports dask only when used).
 """
 
+from .annotation import read_annotation, with_annotation
 from .convert import KINDS, from_object, is_anndata, is_in_memory, read_h5ad
 from .dataset import Dataset, pixel_ids
 from .prepare import clustering_classes, prepare, read_labels, with_labels
@@ -21,8 +24,10 @@ __all__ = [
     "is_in_memory",
     "pixel_ids",
     "prepare",
+    "read_annotation",
     "read",
     "read_h5ad",
     "read_labels",
+    "with_annotation",
     "with_labels",
 ]

@@ -32,9 +32,16 @@ def is_control(feature_id: str) -> bool:
 
 
 def raw_values(ds: Dataset) -> np.ndarray | None:
-    """The values as read (before centring and scaling), or None for a covariance or log-transformed data."""
+    """The values as read (before centring and scaling), or None for a covariance or log-transformed data.
+
+    Sparse data give their stored values (and one 0 when some are implicit), not an N × D array:
+    what the advice looks at (extremes, positive values, whole numbers) is the same.
+    """
     if ds.is_covariance or ds.preprocessing.get("log2_floor") is not None:
         return None
+    if not isinstance(ds.matrix, np.ndarray):  # sparse
+        zeros = ds.matrix.nnz < ds.matrix.shape[0] * ds.matrix.shape[1]
+        return np.concatenate([ds.matrix.data, [0.0]]) if zeros else np.array(ds.matrix.data)
     X = np.asarray(ds.matrix, dtype=float)
     if ds.scale is not None:
         X = X * ds.scale.to_numpy()

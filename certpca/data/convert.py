@@ -1,9 +1,9 @@
 """In-memory data a Python user holds (numpy array, DataFrame, scipy.sparse, AnnData) → a raw Dataset.
 
 Each becomes the same samples × features Dataset a file reader returns, with the
-same id checks, so :func:`certpca.io.load` prepares all of them one way.  For now a
-sparse matrix is densified here (N × D floats); keeping it sparse needs a sparse
-covariance operator in ``certpca/problem.py``.
+same id checks, so :func:`certpca.io.load` prepares all of them one way.  A sparse
+matrix (scipy.sparse, or AnnData's sparse X, layer or raw.X) stays sparse: the
+Dataset holds it as CSC and nothing downstream forms the N × D array.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from certpca.errors import InputError
+from certpca.sparse_factor import as_csc
 
 from .dataset import Dataset, check_ids
 
@@ -53,7 +54,7 @@ def from_object(obj: Any, *, layer: str | None = None, use_raw: bool = False, la
         return _dataset(
             obj.to_numpy(dtype=float), [str(i) for i in obj.index], [str(c) for c in obj.columns], "DataFrame"
         )
-    matrix = _dense(obj)
+    matrix = _matrix(obj)
     n, d = matrix.shape
     return _dataset(
         matrix,
@@ -77,14 +78,14 @@ def read_h5ad(path: Path, *, layer: str | None = None, use_raw: bool = False, la
     return replace(ds, name=path.name.removesuffix(".h5ad"), source=str(path))
 
 
-def _dense(obj: Any) -> np.ndarray:
-    """A 2-D float array of an array or sparse matrix, refusing other shapes and types."""
-    matrix = obj.toarray() if sp.issparse(obj) else np.asarray(obj)
+def _matrix(obj: Any) -> np.ndarray | sp.csc_matrix:
+    """A 2-D float array of an array, or a float CSC matrix of a sparse one; other shapes and types refused."""
+    matrix = obj if sp.issparse(obj) else np.asarray(obj)
     if matrix.ndim != 2:
         raise InputError(f"data must be 2-D samples × features; got an array of shape {matrix.shape}")
     if not (np.issubdtype(matrix.dtype, np.number) and not np.issubdtype(matrix.dtype, np.bool_)):
         raise InputError(f"data must be numeric; got dtype {matrix.dtype}")
-    return matrix.astype(float)
+    return as_csc(matrix) if sp.issparse(matrix) else matrix.astype(float)
 
 
 def _from_anndata(adata: Any, *, layer: str | None, use_raw: bool, labels: str | None) -> Dataset:
@@ -101,7 +102,7 @@ def _from_anndata(adata: Any, *, layer: str | None, use_raw: bool, labels: str |
         matrix, var_names = adata.layers[layer], adata.var_names
     else:
         matrix, var_names = adata.X, adata.var_names
-    ds = _dataset(_dense(matrix), [str(i) for i in adata.obs_names], [str(v) for v in var_names], "AnnData")
+    ds = _dataset(_matrix(matrix), [str(i) for i in adata.obs_names], [str(v) for v in var_names], "AnnData")
     if labels is None:
         return ds
     if labels not in adata.obs.columns:
@@ -111,9 +112,9 @@ def _from_anndata(adata: Any, *, layer: str | None, use_raw: bool, labels: str |
     return replace(ds, labels=found)
 
 
-def _dataset(matrix: np.ndarray, sample_ids: list[str], feature_ids: list[str], kind: str) -> Dataset:
+def _dataset(matrix: np.ndarray | sp.csc_matrix, sample_ids: list[str], feature_ids: list[str], kind: str) -> Dataset:
     check_ids(feature_ids, sample_ids)
-    if not np.isfinite(matrix).all():
+    if not np.isfinite(matrix.data if sp.issparse(matrix) else matrix).all():
         raise InputError(f"the {kind} has missing or infinite values; remove or impute them first")
     if matrix.shape[0] < 2:
         raise InputError(f"{matrix.shape[0]} sample(s): a covariance needs at least 2; rows are samples")

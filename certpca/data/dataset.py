@@ -6,10 +6,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
 from certpca import text
 from certpca.errors import InputError
 from certpca.problem import Problem
+from certpca.sparse_factor import as_csc
 
 SHOW_IDS = 5  # how many ids an error message names before "..."
 
@@ -23,10 +25,15 @@ class Dataset:
     ``center`` and ``scale`` are the vectors :func:`prepare` subtracted and divided
     by (indexed by feature id, as R's ``prcomp`` keeps them), None when not applied;
     they are what new samples need to be projected the same way.
+
+    A sparse ``matrix`` (scipy.sparse, held as CSC) stays sparse: it holds the
+    values *before* centring and scaling, which ``center`` and ``scale`` then
+    describe and which :meth:`problem`, :meth:`columns` and :meth:`project`
+    apply implicitly (centring would make it dense).
     """
 
     name: str
-    matrix: np.ndarray
+    matrix: np.ndarray | sp.csc_matrix
     feature_ids: pd.Index
     sample_ids: pd.Index | None
     labels: pd.Series | None
@@ -36,11 +43,25 @@ class Dataset:
     image_shape: tuple[int, int] | None = None
     center: pd.Series | None = None
     scale: pd.Series | None = None
+    annotation: pd.DataFrame | None = None  # feature id → symbol, description (data/annotation.py)
 
     def __post_init__(self) -> None:
-        matrix = np.array(self.matrix, dtype=float)
-        matrix.flags.writeable = False
+        if isinstance(self.matrix, sp.csc_matrix) and not self.matrix.data.flags.writeable:
+            matrix = self.matrix  # already a dataset's: replace() need not copy it
+        elif sp.issparse(self.matrix):
+            matrix = as_csc(self.matrix).copy()
+            matrix.sum_duplicates()  # canonical (sorted, no duplicates): nothing later rewrites it in place
+            for part in (matrix.data, matrix.indices, matrix.indptr):
+                part.flags.writeable = False
+        else:
+            matrix = np.array(self.matrix, dtype=float)
+            matrix.flags.writeable = False
         object.__setattr__(self, "matrix", matrix)
+
+    @property
+    def is_sparse(self) -> bool:
+        """True when the matrix is held sparse (centring and scaling pending, see the class docstring)."""
+        return sp.issparse(self.matrix)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -59,7 +80,49 @@ class Dataset:
         """The covariance operator: ``XᵀX/(N-1)`` of the matrix as prepared, or the covariance itself."""
         if self.is_covariance:
             return Problem.from_covariance(self.matrix, self.feature_ids)
-        return Problem.from_data(self.matrix, self.feature_ids)
+        if isinstance(self.matrix, np.ndarray):
+            return Problem.from_data(self.matrix, self.feature_ids)
+        mean, scale = self._pending()
+        return Problem.from_sparse(self.matrix, self.feature_ids, mean=mean, scale=scale)
+
+    def _pending(self) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """(means, divisors) that sparse data still have to be centred and scaled by, in the matrix's units
+        (``center`` is kept in the data's own units; prepare divided the matrix by 2^unit_exponent)."""
+        exponent = int(self.preprocessing.get("unit_exponent", 0))
+        mean = None if self.center is None else np.ldexp(self.center.to_numpy(dtype=float), -exponent)
+        scale = None if self.scale is None else self.scale.to_numpy(dtype=float)
+        return mean, scale
+
+    def columns(self, idx) -> np.ndarray:
+        """The prepared (centred, scaled) values of the columns at integer indices ``idx``, dense:
+        the only way sparse data are densified, a selected support at a time."""
+        idx = np.asarray(idx, dtype=np.intp)
+        if isinstance(self.matrix, np.ndarray):
+            return np.array(self.matrix[:, idx])
+        mean, scale = self._pending()
+        block = self.matrix[:, idx].toarray()
+        if mean is not None:
+            block -= mean[idx]
+        if scale is not None:
+            block /= scale[idx]
+        return block
+
+    def project(self, W: np.ndarray) -> np.ndarray:
+        """The prepared samples times W (features × m): the scores, R's prcomp ``x``; sparse data never densified.
+
+        Loadings with few nonzero rows go through those columns (:meth:`columns`),
+        dense ones through the sparse product X(W/σ) − 1·(μᵀ(W/σ)).
+        """
+        W = np.asarray(W, dtype=float)
+        if isinstance(self.matrix, np.ndarray):
+            return self.matrix @ W
+        rows = np.flatnonzero(np.any(W != 0, axis=1))
+        if 4 * rows.size < W.shape[0]:
+            return self.columns(rows) @ W[rows]
+        mean, scale = self._pending()
+        V = W if scale is None else W / scale[:, None]
+        out = self.matrix @ V
+        return out if mean is None else out - mean @ V
 
     def describe(self) -> dict:
         """What a result records about its data (JSON-able)."""

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from certpca.errors import InputError
+from certpca.sparse_factor import column_stats
 
 from .dataset import Dataset, check_unique_ids, some_ids
 
@@ -20,27 +21,35 @@ def prepare(ds: Dataset, *, center: bool = True, scale: bool = False, log2: floa
 
     Steps, in order: ``log2(max(x, log2))`` (a floor, for expression data);
     dropping constant features (a warning; an error with ``scale`` since it
-    would divide by zero); centring each feature; dividing each feature by its
-    sample standard deviation (ddof=1).  For a covariance, ``scale`` gives the
-    correlation matrix and ``center`` does nothing.
+    would divide by zero); centring each feature; dividing each feature by
+    sqrt(Σx²/(N−1)) as R's ``scale()`` and ``prcomp`` do: the sample standard
+    deviation when centred, the root mean square when not.  For a covariance,
+    ``scale`` gives the correlation matrix and ``center`` does nothing.  Sparse data stay sparse
+    (:func:`_prepare_sparse`).
     """
     if log2 is not None and not log2 > 0:
         raise InputError(f"--log2 floor must be positive (got {log2}); e.g. --log2 20 for microarray signals")
     if ds.is_covariance:
         return _prepare_covariance(ds, scale=scale, log2=log2)
+    if ds.is_sparse:
+        return _prepare_sparse(ds, center=center, scale=scale, log2=log2)
     X = np.array(ds.matrix)
     if log2 is not None:
         X = np.log2(np.maximum(X, log2))
     keep = _keep_nonconstant(ds.feature_ids, np.ptp(X, axis=0) > 0, scale)
     X, feature_ids = X[:, keep], ds.feature_ids[keep]
+    X, exponent = _safe_units(X, warn=not scale)  # before the sums of centring, which could overflow too
     means = sds = None
     if center:
-        means = pd.Series(X.mean(axis=0), index=feature_ids, name="center")
-        X = X - means.to_numpy()
-    if scale:
-        sds = pd.Series(X.std(axis=0, ddof=1), index=feature_ids, name="scale")
-        X = X / sds.to_numpy()
-    X, exponent = _safe_units(X)
+        means = X.mean(axis=0)
+        X = X - means
+    if scale:  # R's prcomp/scale(): sqrt(sum x^2 / (N-1)), the sd when centred, the root mean square when not
+        sds = np.sqrt(np.sum(X**2, axis=0) / (X.shape[0] - 1))
+        X = X / sds
+    # center and scale are kept in the data's own units (ldexp is exact), for predict
+    means = None if means is None else pd.Series(np.ldexp(means, exponent), index=feature_ids, name="center")
+    sds = None if sds is None else pd.Series(np.ldexp(sds, exponent), index=feature_ids, name="scale")
+    exponent = 0 if scale else exponent  # scaled values are unit-free
     dropped = [str(f) for f in ds.feature_ids[~keep]]
     steps = {"center": center, "scale": scale, "log2_floor": log2, "dropped_constant": dropped}
     if exponent:
@@ -54,20 +63,72 @@ def prepare(ds: Dataset, *, center: bool = True, scale: bool = False, log2: floa
 SAFE_MAX, SAFE_MIN = 2.0**300, 2.0**-300
 
 
-def _safe_units(X: np.ndarray) -> tuple[np.ndarray, int]:
+def _safe_units(X: np.ndarray, *, warn: bool) -> tuple[np.ndarray, int]:
     """X divided by 2^e (exact in binary floating point) when its magnitude would overflow or underflow
-    in a covariance product, with e; e = 0 and X itself otherwise.  The warning says how to convert."""
-    top = float(np.max(np.abs(X))) if X.size else 0.0
+    in a mean or a covariance product, with e (:func:`_unit_exponent`); e = 0 and X itself otherwise."""
+    exponent = _unit_exponent(float(np.max(np.abs(X))) if X.size else 0.0, warn=warn)
+    return (np.ldexp(X, -exponent), exponent) if exponent else (X, 0)
+
+
+def _unit_exponent(top: float, *, warn: bool) -> int:
+    """e such that values of largest magnitude ``top`` are divided by 2^e because they would overflow or
+    underflow in a covariance product; 0 when they would not.  With ``warn`` (the variances stay in these
+    units: no scaling follows) a warning says how to convert."""
     if top == 0.0 or SAFE_MIN <= top <= SAFE_MAX:
-        return X, 0
+        return 0
     exponent = int(np.round(np.log2(top)))
-    warnings.warn(
-        f"values as {'large' if top > 1 else 'small'} as {top:.3g} were divided by 2^{exponent} so "
-        f"that products stay finite; variances are in these units (multiply by 4^{exponent} for the "
-        "original ones)",
-        stacklevel=3,
+    if warn:
+        warnings.warn(
+            f"values as {'large' if top > 1 else 'small'} as {top:.3g} were divided by 2^{exponent} so "
+            f"that products stay finite; variances are in these units (multiply by 4^{exponent} for the "
+            "original ones)",
+            stacklevel=4,
+        )
+    return exponent
+
+
+def _prepare_sparse(ds: Dataset, *, center: bool, scale: bool, log2: float | None) -> Dataset:
+    """:func:`prepare` for a sparse matrix, which stays sparse: the means and divisors are recorded in
+    ``center``/``scale`` (in the data's own units, as for dense data) and applied implicitly (see
+    :class:`Dataset`).
+
+    The log floor is applied to the stored values only when it keeps zeros zero (floor 1); any other
+    floor would make every implicit zero log2(floor) and the matrix dense, so it is refused: densifying
+    a single-cell matrix silently is exactly the memory blow-up sparse input avoids.
+    """
+    X = ds.matrix.copy()
+    if log2 is not None:
+        if log2 != 1:
+            raise InputError(
+                f"--log2 {log2:g} would turn the zeros of sparse data into log2({log2:g}) and make them dense; "
+                "give --log2 1 (zeros stay zeros) or log-transform the data first (e.g. log1p)"
+            )
+        X.data = np.log2(np.maximum(X.data, 1.0))
+        X.eliminate_zeros()
+    high, low = (np.asarray(m.toarray()).ravel() for m in (X.max(axis=0), X.min(axis=0)))
+    keep = _keep_nonconstant(ds.feature_ids, high > low, scale)
+    X, feature_ids, high, low = X[:, keep], ds.feature_ids[keep], high[keep], low[keep]
+    top = float(np.max(np.maximum(np.abs(high), np.abs(low)))) if high.size else 0.0
+    exponent = _unit_exponent(top, warn=not scale)
+    if exponent and scale:  # the pending division would need the matrix and its divisors in two unit systems
+        raise InputError(
+            f"sparse values as {'large' if top > 1 else 'small'} as {top:.3g} overflow when scaled; "
+            "multiply the data by a power of two that brings them near 1, or do not scale"
+        )
+    if exponent:  # before the sums of the means, which could overflow too
+        X.data = np.ldexp(X.data, -exponent)
+    mean, sd = column_stats(X)
+    if scale and not center:  # R's scale(): sqrt(sum x^2 / (N-1)), the root mean square when not centred
+        sd = np.sqrt(np.asarray(X.power(2).sum(axis=0)).ravel() / (X.shape[0] - 1))
+    means = pd.Series(np.ldexp(mean, exponent), index=feature_ids, name="center") if center else None
+    sds = pd.Series(np.ldexp(sd, exponent), index=feature_ids, name="scale") if scale else None
+    dropped = [str(f) for f in ds.feature_ids[~keep]]
+    steps = {"center": center, "scale": scale, "log2_floor": log2, "dropped_constant": dropped}
+    if exponent:
+        steps["unit_exponent"] = exponent
+    return replace(
+        ds, matrix=X, feature_ids=feature_ids, preprocessing={**ds.preprocessing, **steps}, center=means, scale=sds
     )
-    return np.ldexp(X, -exponent), exponent
 
 
 def _keep_nonconstant(feature_ids: pd.Index, varies: np.ndarray, scale: bool) -> np.ndarray:

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from certpca.data import Dataset, read_labels, with_labels
+from certpca.data import Dataset, read_annotation, read_labels, with_annotation, with_labels
 from certpca.io import Outputs, load
 from certpca.report.html import render
 from certpca.report.options import resolve
@@ -28,6 +28,7 @@ def report(
     tables: str | Path | None = None,
     force: bool = False,
     labels: str | Path | None = None,
+    annotate=None,
     timings: bool = False,
     inputs: Iterable[str | Path] = (),
     **run_options: Any,
@@ -42,6 +43,8 @@ def report(
     tables : a folder for every table as LaTeX, Markdown and CSV (none by default).
     force : overwrite existing files (inputs are never overwritten).
     labels : class labels for a file or name: a CSV ``sample,label`` or a column of the data file.
+    annotate : gene symbols and descriptions (a file, DataFrame or Series:
+        :func:`certpca.data.read_annotation`), shown beside the selected features' ids.
     timings : show wall-clock times (the page then differs between runs).
     inputs : further files never to overwrite (the command line passes its data and label files; the
         data file of a Dataset read from a file, its ``source``, is protected anyway).
@@ -52,9 +55,11 @@ def report(
     """
     if isinstance(data, Dataset):
         ds = data if labels is None else with_labels(data, read_labels(labels))
+        ds = ds if annotate is None else with_annotation(ds, read_annotation(annotate))
     else:
-        ds = load(data, labels=labels)
-    protected = [*inputs, ds.source, labels, data if isinstance(data, (str, Path)) else None]
+        ds = load(data, labels=labels, annotate=annotate)
+    annotation_file = annotate if isinstance(annotate, (str, Path)) else None
+    protected = [*inputs, ds.source, labels, annotation_file, data if isinstance(data, (str, Path)) else None]
     plan = resolve(ds, k=k, **run_options)  # bad options fail here, before any file or folder is touched
     out = Outputs(force=force, inputs=protected)
     page = out.claim(output, "report", flag="output")

@@ -165,6 +165,7 @@ def load_data(args) -> Dataset:
         labels=getattr(args, "labels", None),
         layer=args.layer,
         use_raw=args.use_raw,
+        annotate=args.annotate,
     )
 
 
@@ -214,7 +215,7 @@ def _cmd_report(args) -> int:
         tables=args.tables,
         force=args.force,
         timings=args.timings,
-        inputs=[args.data, args.labels],
+        inputs=[args.data, args.labels, args.annotate],
         methods=args.methods,
         nonneg_modes=modes,
         components=args.components,

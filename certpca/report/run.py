@@ -36,8 +36,8 @@ import numpy as np
 from certpca import datasets
 from certpca.certify import REGISTRY as BOUNDS
 from certpca.certify import Certificate, certify_vector
+from certpca.certify.components import certify_components
 from certpca.components import fit_components
-from certpca.components.certificates import certify_components
 from certpca.data import Dataset
 from certpca.data.advice import preprocessing_advice
 from certpca.errors import InputError
@@ -299,8 +299,7 @@ def sample_scores(ds: Dataset, problem: Problem, fits: list[MethodFit]) -> list[
         return []
     _, V = problem.eigh(2)
     V = V * np.where(V[np.abs(V).argmax(axis=0), np.arange(V.shape[1])] < 0, -1.0, 1.0)  # largest entry > 0
-    X = ds.matrix
-    pca = (X @ V).T.tolist()
+    pca = ds.project(V).T.tolist()
     labels = None if ds.labels is None else [str(v) for v in ds.labels.reindex(ds.sample_ids)]
     out = []
     position = {f: i for i, f in enumerate(ds.feature_ids)}
@@ -316,7 +315,7 @@ def sample_scores(ds: Dataset, problem: Problem, fits: list[MethodFit]) -> list[
                 method=best.method,
                 sample_ids=[str(s) for s in ds.sample_ids],
                 labels=labels,
-                components=(X @ W).T.tolist(),
+                components=ds.project(W).T.tolist(),
                 pca=pca,
             )
         )
@@ -501,7 +500,17 @@ def compute_run(
         format=FORMAT,
         scores=sample_scores(ds, problem, fitted.fits),
         advice=preprocessing_advice(ds) + plan.notes,
+        annotation=selected_annotation(ds, fitted.fits),
     )
+
+
+def selected_annotation(ds: Dataset, fits: list[MethodFit]) -> dict[str, list[str]]:
+    """Symbol and description of every feature some fit selected and the annotation names."""
+    if ds.annotation is None:
+        return {}
+    selected = {fid for f in fits for comp in f.components for fid in comp["loadings"]}
+    rows = ds.annotation.loc[ds.annotation.index.intersection(sorted(selected))]
+    return {str(fid): [r.symbol, r.description] for fid, r in rows.iterrows() if r.symbol or r.description}
 
 
 __all__ = [
@@ -516,5 +525,6 @@ __all__ = [
     "path_and_band",
     "references",
     "sample_scores",
+    "selected_annotation",
     "versions",
 ]

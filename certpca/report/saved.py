@@ -232,6 +232,12 @@ class Run(Saved):
     format: str = FORMAT
     scores: list[Scores] = field(default_factory=list)
     advice: list[str] = field(default_factory=list)  # preprocessing advice (raw intensities, counts, controls)
+    annotation: dict[str, list[str]] = field(default_factory=dict)  # selected feature id → [symbol, description]
+
+    def feature_label(self, fid: str) -> str:
+        """``id (SYMBOL)`` when the run's annotation names the feature's gene, else the id."""
+        symbol = self.annotation.get(fid, ["", ""])[0]
+        return f"{fid} ({symbol})" if symbol and symbol != fid else fid
 
     def fits_of(self, nonneg: bool) -> list[MethodFit]:
         return [f for f in self.fits if f.nonneg == nonneg]

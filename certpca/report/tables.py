@@ -264,13 +264,15 @@ def features_table(run: Run, nonneg: bool) -> Table | None:
                     "loading": w,
                     "first_component_of": ";".join(found),
                     "control": is_control(fid),
+                    "symbol": run.annotation.get(fid, ["", ""])[0],
+                    "description": run.annotation.get(fid, ["", ""])[1],
                 }
             )
             disp.append(
                 {
                     "PC": fmt(j + 1, "int"),
                     "rank": fmt(rank, "int"),
-                    "feature": fid + (" (control)" if is_control(fid) else ""),
+                    "feature": run.feature_label(fid) + (" (control)" if is_control(fid) else ""),
                     "loading": fmt(w, "loading"),
                     "methods": f"{len(found)}/{len(fits)}" if j == 0 else "",
                 }
@@ -279,6 +281,7 @@ def features_table(run: Run, nonneg: bool) -> Table | None:
         f"Selected features of the {mode_name(nonneg)} fit by {best.method} (the best variance), by "
         f"decreasing |loading|; methods: how many of the {len(fits)} methods' first components contain "
         "the feature (the CSV names them); (control): an Affymetrix control probe or ERCC spike-in"
+        + ("; in brackets: the gene symbol of the annotation (its description is in the CSV)" if run.annotation else "")
     )
     return _table(f"features-{mode_slug(nonneg)}", caption, disp, raw)
 

@@ -26,7 +26,7 @@ def renormalize(
     support = np.sort(np.asarray(support, dtype=np.intp))
     if support.size == 0:
         return w
-    if problem.uses_factor and support.size > problem.factor().shape[0]:
+    if problem.uses_factor and support.size > problem.factor_rows:
         sub = problem.subset(support)
         v = sub.first_pc()
         matvec: Callable[[np.ndarray], np.ndarray] = sub.matvec

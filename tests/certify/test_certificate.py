@@ -181,3 +181,20 @@ def test_minimize_1d_stops_at_its_deadline_or_target():
     v, x = minimize_1d(f, 0.0, 1.0, 16, 14, target=0.01)
     assert v <= 0.01 and len(calls) < n_full
     assert full[0] <= v
+
+
+def test_summary_tables_every_bound_tightest_first_in_text_html_and_latex(prob):
+    P, C = prob
+    w = np.linalg.eigh(C[:3, :3])[1][:, -1]
+    cert = certify_vector(P, np.r_[w, np.zeros(P.dim - 3)], 3, bounds="trace,lambda1,gershgorin,dabe")
+    s = cert.summary()
+    values = [b.value for b in cert.bounds]
+    assert list(s.table["Upper bound"]) == sorted(values) and s.table.index[0] == cert.winner
+    np.testing.assert_allclose(s.table["Certified fraction"], cert.value / s.table["Upper bound"])
+    text = str(s)
+    assert text.startswith("Certificate for k = 3") and "Upper bounds on OPT:" in text
+    assert ("proven optimal" if cert.optimal else "not proven optimal") in text
+    latex = s.as_latex()
+    assert r"\%" in latex and "% " not in latex.replace(r"\%", "")  # a bare % would comment out the row
+    html = s.as_html()
+    assert html.count("<tr>") == len(values) and "&lt;= OPT &lt;=" in html

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..certify import Certificate, certify_vector
-from ..problem import Problem
-from ..results import Fit
+from certpca.certify.certificate import Certificate, certify_vector
+from certpca.problem import Problem
+from certpca.results import Fit
 
 
 def solved_problems(fit: Fit) -> list[tuple[Problem, np.ndarray]]:

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
+from certpca.certify.components import certify_components
 from certpca.components import fit_components
-from certpca.components.certificates import certify_components
 from certpca.problem import Problem
 from tests.brute import brute_force
 

@@ -1,0 +1,245 @@
+"""Data beyond one machine's memory: a dask array (zarr, a cluster's memory), read in row blocks.
+
+For N ≫ D (cells × genes) everything certpca needs is the D × D covariance, and one
+pass over the row blocks forms it: each block gives its count, mean and centred
+cross-product, and blocks merge pairwise by Chan, Golub & LeVeque's (1979) update
+
+    n = n_A + n_B,  δ = mean_B − mean_A,  M = M_A + M_B + δδᵀ n_A n_B / n,
+
+so no block is centred against a mean it does not know and the sums never cancel
+catastrophically (a dense block is centred on its own mean; a scipy.sparse block
+subtracts n_b·mean_b mean_bᵀ from its cross-product, which is exact up to the
+block's own spread).  The blocks are computed on dask's threaded scheduler, or on
+a ``dask.distributed`` cluster when a client is given.  The scores are one more
+pass: each block times the loadings, the centring applied to the product.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from certpca import text
+from certpca.errors import InputError
+from certpca.problem import Problem
+
+from .dataset import some_ids
+
+#: the largest D whose D × D covariance is formed (8 · D² bytes: 3.2 GB at 20000)
+MAX_FEATURES = 20000
+
+
+def is_dask_array(obj: Any) -> bool:
+    """A dask array, recognised by its type so dask is imported only when one is given."""
+    return type(obj).__module__.startswith("dask.array") and hasattr(obj, "chunks")
+
+
+def _block_moments(block) -> tuple[int, np.ndarray, np.ndarray]:
+    """(n, column means, centred cross-product) of one row block, dense or scipy.sparse."""
+    n = block.shape[0]
+    if sp.issparse(block):
+        block = block.tocsr().astype(float)
+        mean = np.asarray(block.sum(axis=0)).ravel() / n
+        cross = (block.T @ block).toarray() - n * np.outer(mean, mean)
+    else:
+        block = np.asarray(block, dtype=float)
+        mean = block.mean(axis=0)
+        centred = block - mean
+        cross = centred.T @ centred
+    return n, mean, cross
+
+
+def _merge(a: tuple[int, np.ndarray, np.ndarray], b: tuple[int, np.ndarray, np.ndarray]):
+    """Chan, Golub & LeVeque's pairwise update of (n, mean, centred cross-product)."""
+    (na, ma, Ma), (nb, mb, Mb) = a, b
+    n = na + nb
+    delta = mb - ma
+    return n, ma + delta * (nb / n), Ma + Mb + np.outer(delta, delta) * (na * nb / n)
+
+
+def moments(array, client=None) -> tuple[int, np.ndarray, np.ndarray]:
+    """(N, column means, centred cross-product XcᵀXc) of a dask array in one pass over its row
+    blocks, merged as a binary tree (so a cluster merges in parallel)."""
+    import dask
+
+    array = array.rechunk({1: -1})  # whole rows in every block
+    parts = [dask.delayed(_block_moments)(b) for b in array.to_delayed().ravel()]
+    while len(parts) > 1:
+        parts = [
+            dask.delayed(_merge)(*parts[i : i + 2]) if i + 1 < len(parts) else parts[i] for i in range(0, len(parts), 2)
+        ]
+    if client is not None:
+        return client.compute(parts[0]).result()
+    return parts[0].compute(scheduler="threads")
+
+
+@dataclass(frozen=True, eq=False)
+class ChunkedData:
+    """A samples × features dask array, prepared (centred, optionally scaled) without loading it.
+
+    It offers what a fit, a certificate or a path needs of a Dataset: ``problem()``
+    (from the covariance of one chunked pass), ``project(W)`` (the scores, one more
+    pass), the ids, ``center``/``scale`` and the preprocessing record.
+    """
+
+    name: str
+    array: Any
+    feature_ids: pd.Index
+    sample_ids: pd.Index
+    covariance: np.ndarray
+    center: pd.Series | None
+    scale: pd.Series | None
+    preprocessing: dict = field(default_factory=dict)
+    client: Any = None
+    labels: None = None
+    annotation: None = None
+    is_covariance: bool = False
+
+    @classmethod
+    def prepare(
+        cls,
+        array,
+        *,
+        center: bool = True,
+        scale: bool = False,
+        feature_ids=None,
+        sample_ids=None,
+        client=None,
+        name: str = "dask array",
+    ) -> ChunkedData:
+        """Centre (and with ``scale`` divide by sqrt(Σx²/(N−1)), as prepare and R do) a dask array.
+
+        Constant features are dropped with a warning, or refused with ``scale``, as
+        :func:`certpca.data.prepare` does.
+        """
+        if array.ndim != 2:
+            raise InputError(f"data must be 2-D samples × features; got a dask array of shape {array.shape}")
+        n, d = array.shape
+        if n < 2:
+            raise InputError(f"{n} sample(s): a covariance needs at least 2; rows are samples")
+        if d > MAX_FEATURES:
+            raise InputError(
+                f"{d} features: a chunked covariance is formed for at most {MAX_FEATURES}; "
+                "select features first, or load the data into memory (then D ≫ N is handled without it)"
+            )
+        feature_ids = pd.Index([f"f{j + 1}" for j in range(d)] if feature_ids is None else list(map(str, feature_ids)))
+        sample_ids = pd.Index([f"s{i + 1}" for i in range(n)] if sample_ids is None else list(map(str, sample_ids)))
+        count, mean, cross = moments(array, client)
+        if not (np.isfinite(mean).all() and np.isfinite(cross).all()):
+            raise InputError("the dask array has missing or infinite values; remove or impute them first")
+        keep = np.diag(cross) > 0
+        if not keep.all():
+            dropped = feature_ids[~keep]
+            if scale:
+                raise InputError(
+                    f"{len(dropped)} constant features ({some_ids(dropped)}) cannot be scaled to unit variance; "
+                    "remove them or do not scale"
+                )
+            warnings.warn(
+                f"dropped {len(dropped)} constant features (zero variance): {some_ids(dropped)}", stacklevel=2
+            )
+        C = (cross if center else cross + count * np.outer(mean, mean)) / (count - 1)
+        C, mean, ids = C[np.ix_(keep, keep)], mean[keep], feature_ids[keep]
+        sds = None
+        if scale:
+            sds = np.sqrt(np.diag(C))
+            C = C / np.outer(sds, sds)
+            np.fill_diagonal(C, 1.0)
+        steps = {
+            "center": center,
+            "scale": scale,
+            "log2_floor": None,
+            "dropped_constant": [str(f) for f in feature_ids[~keep]],
+            "chunked": True,
+        }
+        return cls(
+            name=name,
+            array=array[:, np.flatnonzero(keep)] if not keep.all() else array,
+            feature_ids=ids,
+            sample_ids=sample_ids,
+            covariance=(C + C.T) / 2,
+            center=pd.Series(mean, index=ids, name="center") if center else None,
+            scale=None if sds is None else pd.Series(sds, index=ids, name="scale"),
+            preprocessing=steps,
+            client=client,
+        )
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.array.shape[0])
+
+    @property
+    def n_features(self) -> int:
+        return len(self.feature_ids)
+
+    def problem(self) -> Problem:
+        """The covariance operator of the prepared data (its D × D matrix, formed in one pass)."""
+        return Problem.from_covariance(self.covariance, self.feature_ids)
+
+    def project(self, W: np.ndarray) -> np.ndarray:
+        """The prepared data times W (N × m): one pass, each block times W, centring applied after."""
+        W = np.asarray(W, dtype=float)
+        Ws = W if self.scale is None else W / self.scale.to_numpy()[:, None]
+        shift = np.zeros(W.shape[1]) if self.center is None else self.center.to_numpy() @ Ws
+        scores = self.array.rechunk({1: -1}).map_blocks(
+            lambda b: np.asarray(b @ Ws), chunks=(self.array.chunks[0], (W.shape[1],)), dtype=float
+        )
+        values = (
+            self.client.compute(scores).result() if self.client is not None else scores.compute(scheduler="threads")
+        )
+        return np.asarray(values) - shift
+
+    def describe(self) -> dict:
+        return {
+            "name": self.name,
+            "source": "",
+            "n_samples": self.n_samples,
+            "n_features": self.n_features,
+            "is_covariance": False,
+            "labelled": False,
+            "preprocessing": dict(self.preprocessing),
+        }
+
+    def summary_line(self) -> str:
+        return (
+            f"{self.name}: {self.n_samples} samples × {self.n_features} features (chunked), "
+            f"{text.describe_preprocessing(self.preprocessing)}"
+        )
+
+
+def open_zarr(path, **options) -> ChunkedData:
+    """A 2-D zarr array (samples × features) as :class:`ChunkedData`; ids from its attributes
+    ``feature_ids`` and ``sample_ids`` when it has them.  ``options`` as for :meth:`ChunkedData.prepare`."""
+    import dask.array as da
+    import zarr
+
+    try:
+        store = zarr.open_array(str(path), mode="r")
+    except Exception as err:  # zarr raises several types for a path that is not an array store
+        raise InputError(f"cannot read {path} as a zarr array: {str(err).splitlines()[0]}") from None
+    attrs = dict(store.attrs)
+    return ChunkedData.prepare(
+        da.from_zarr(store),
+        feature_ids=attrs.get("feature_ids"),
+        sample_ids=attrs.get("sample_ids"),
+        name=str(path).rstrip("/").rsplit("/", 1)[-1].removesuffix(".zarr"),
+        **options,
+    )
+
+
+def connect(address: str):
+    """A ``dask.distributed`` client of the scheduler at ``address`` (host:port)."""
+    from distributed import Client
+
+    try:
+        return Client(address, timeout="10s")
+    except (OSError, TimeoutError) as err:
+        raise InputError(
+            f"cannot reach a dask scheduler at {address} ({err.__class__.__name__}); "
+            "start one with 'dask scheduler' or drop --scheduler"
+        ) from None
