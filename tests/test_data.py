@@ -601,3 +601,22 @@ def test_faults_the_c_readers_would_miss_get_the_python_message(tmp_path, body, 
     with pytest.raises(InputError) as exc:
         read(write(tmp_path / "x.csv", "id,a,b\n" + body))
     assert words in message(exc)
+
+
+def test_covariance_without_ids_with_a_bad_first_column_cell(tmp_path):
+    # the C reader takes the first column for ids; a square body makes it values again, with the Python message
+    text = "a,b,c\n1,0.1,0.2\noops,1,0.3\n0.2,0.3,1\n"
+    with pytest.raises(InputError) as exc:
+        read(write(tmp_path / "c.csv", text), covariance=True)
+    assert "non-numeric value 'oops' in data row 2, column 'a' (1 non-numeric cells in all)" in message(exc)
+
+
+@pytest.mark.parametrize("id_column", [True, False])
+def test_covariance_files_take_the_c_reader(tmp_path, monkeypatch, id_column):
+    # a square body under D names (no id column) is told apart by its row count, as the Python reader does
+    C = C3 + np.array([[1 / 3, 1e-17, 0], [1e-17, 0, 0], [0, 0, 2 / 7]])
+    path = write(tmp_path / "c.csv", cov_text(C, FEATURES, id_column=id_column))
+    ds, used = reader_used(monkeypatch, path, covariance=True)
+    assert used == "_parse_numbers"
+    np.testing.assert_array_equal(ds.matrix, C)
+    assert list(ds.feature_ids) == FEATURES

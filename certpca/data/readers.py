@@ -175,12 +175,15 @@ def _parse_text(path: Path, *, covariance: bool) -> _Table:
         header, first = _tokenize(head[:2], delimiter)
         header = [h.strip() for h in header]
         width = len(first)
-        square_ambiguous = covariance and width == len(header)  # ids or not: depends on the row count
-        if width >= 2 and width - len(header) in (0, 1) and not square_ambiguous:
+        if width >= 2 and width - len(header) in (0, 1):
             col_ids = header if width == len(header) + 1 else header[1:]
             for parse in (_parse_numbers, _parse_missing):
                 table = parse(path, delimiter, col_ids, width)
                 if table is not None:
+                    if covariance and width == len(header) and len(table.row_ids) == width:
+                        # a square body under D names: the first column holds values, not ids
+                        first_col = _to_float([[i] for i in table.row_ids], None, header[:1])
+                        return _Table(np.hstack([first_col, table.values]), list(header), header)
                     return table
     return _parse_python(path, covariance=covariance)
 
