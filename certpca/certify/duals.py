@@ -51,6 +51,17 @@ PATTERN_MIN_GAP = 1e-4
 #: an outside feature with ‖Pa_i‖ below this · ‖a_i‖ has no usable direction: fallback Y_i
 PATTERN_MIN_PROJECTION = 1e-8
 
+#: bytes of the r × b feature blocks the sample-space sums Σ c_i w_i w_iᵀ are formed in (so their
+#: temporaries stay this size instead of several copies of the r × D factor)
+SUM_BLOCK_BYTES = 2**25
+
+
+def _blocks(r: int, D: int):
+    """Slices of at most SUM_BLOCK_BYTES // (8r) features covering 0..D."""
+    step = max(1, SUM_BLOCK_BYTES // (8 * max(r, 1)))
+    return (slice(j, min(j + step, D)) for j in range(0, D, step))
+
+
 #: τ_i = factor·(r + PATTERN_TAU_ROWS)·eps·(‖a_i‖² + ρ)·(...) bounds the rounding of one Y_i
 #: (a few dot products of length r, a rank-one outer product and the division by the gap)
 PATTERN_TAU_SPECIAL = 16
@@ -74,8 +85,13 @@ def _shrunk_gram(problem, rho: float, s: float, C=None, err_C: float = 0.0) -> t
         keep = dvec > 0
         if not np.any(keep):
             return 0.0, 0.0
-        Fk = F[:, keep]
-        M = (Fk * dvec[keep]) @ Fk.T
+        M = np.zeros((F.shape[0], F.shape[0]))
+        for b in _blocks(*F.shape):
+            kb = keep[b]
+            if kb.any():
+                Fk = F[:, b][:, kb]
+                M += (Fk * dvec[b][kb]) @ Fk.T
+        # a sum of n terms has error ≤ γ_{n−1}·Σ|terms| in any order, so summing by blocks keeps the bound
         form = gamma(int(keep.sum()) + 2) * float(np.sum(dvec[keep] * problem.diag[keep]))
         return lmax_upper(M, form)
     keep = dvec > 0
@@ -374,8 +390,10 @@ def pattern_bound(
     inI = np.zeros(D, bool)
     inI[I] = True
     value_I = float(sv[0] ** 2)
-    P_a = F - np.outer(x, s)  # columns P a_i
-    pnorm = np.linalg.norm(P_a, axis=0)
+    # ‖P a_i‖ for the columns P a_i = a_i − x s_i, formed a block at a time (never all of P F)
+    pnorm = np.empty(D)
+    for b in _blocks(r, D):
+        pnorm[b] = np.linalg.norm(F[:, b] - np.outer(x, s[b]), axis=0)
     anorm = np.sqrt(asq)
 
     def total(rho):
@@ -385,28 +403,38 @@ def pattern_bound(
         use_in = inI & (s2 > rho) & ok_gap
         use_out = (~inI) & (rho > s2) & ok_gap & (pnorm > PATTERN_MIN_PROJECTION * np.maximum(anorm, TINY))
         fb = ~(use_in | use_out)
-        W = np.empty_like(F)
         coef = np.zeros(D)
         # I-case: b_i = B_i x = s_i a_i − ρ x, coefficient 1/(s_i² − ρ)
-        if np.any(use_in):
-            W[:, use_in] = F[:, use_in] * s[use_in] - rho * x[:, None]
-            coef[use_in] = 1.0 / (s2[use_in] - rho)
-        if np.any(use_out):
-            c = rho * (asq[use_out] - rho) / (rho - s2[use_out])
-            W[:, use_out] = P_a[:, use_out] / pnorm[use_out]
-            coef[use_out] = np.maximum(c, 0.0)
-        if np.any(fb):
-            with np.errstate(divide="ignore", invalid="ignore"):
-                W[:, fb] = np.where(anorm[fb] > 0, F[:, fb] / np.where(anorm[fb] > 0, anorm[fb], 1), 0.0)
-            coef[fb] = np.maximum(asq[fb] - rho, 0.0)
+        coef[use_in] = 1.0 / (s2[use_in] - rho)
+        coef[use_out] = np.maximum(rho * (asq[use_out] - rho) / (rho - s2[use_out]), 0.0)
+        coef[fb] = np.maximum(asq[fb] - rho, 0.0)
+        nz = coef > 0
+        M = np.zeros((r, r))
+        weight = 0.0  # Σ c_i‖w_i‖² over the terms, for the forming error
+        for b in _blocks(r, D):
+            Fb, sb = F[:, b], s[b]
+            W = np.empty_like(Fb)
+            i_in, i_out, i_fb = use_in[b], use_out[b], fb[b]
+            if np.any(i_in):
+                W[:, i_in] = Fb[:, i_in] * sb[i_in] - rho * x[:, None]
+            if np.any(i_out):
+                W[:, i_out] = (Fb[:, i_out] - np.outer(x, sb[i_out])) / pnorm[b][i_out]
+            if np.any(i_fb):
+                an = anorm[b][i_fb]
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    W[:, i_fb] = np.where(an > 0, Fb[:, i_fb] / np.where(an > 0, an, 1), 0.0)
+            nzb = nz[b]
+            if np.any(nzb):
+                Wn = W[:, nzb]
+                cb = coef[b][nzb]
+                weight += float(np.sum(cb * np.einsum("ij,ij->j", Wn, Wn)))
+                M += (Wn * cb) @ Wn.T
         tau = np.where(
             fb,
             PATTERN_TAU_FALLBACK * (r + PATTERN_TAU_ROWS) * EPS * scale,
             PATTERN_TAU_SPECIAL * (r + PATTERN_TAU_ROWS) * EPS * scale * (1 + scale / np.maximum(gap, TINY)),
         )
-        nz = coef > 0
-        M = (W[:, nz] * coef[nz]) @ W[:, nz].T
-        form = gamma(int(nz.sum()) + 2) * float(np.sum(coef[nz] * np.sum(W[:, nz] ** 2, axis=0)))
+        form = gamma(int(nz.sum()) + 2) * weight
         lam, _ = lmax_upper(M, form)
         v = k * rho + lam + float(np.sum(tau)) + ferr
         return safe(v + gamma(4) * abs(v)), int(use_in.sum()), int(use_out.sum())
