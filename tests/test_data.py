@@ -620,3 +620,29 @@ def test_covariance_files_take_the_c_reader(tmp_path, monkeypatch, id_column):
     assert used == "_parse_numbers"
     np.testing.assert_array_equal(ds.matrix, C)
     assert list(ds.feature_ids) == FEATURES
+
+
+def test_wide_data_are_copied_once_on_loading_and_fitting():
+    # counted allocations, not time: load keeps its own prepared copy (the user's array stays theirs) and
+    # fitting one component adds the operator's factor but no deflated copy of it
+    import tracemalloc
+
+    import certpca
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((100, 4000)) * rng.uniform(0.5, 2.0, 4000)  # ids small beside the values
+    certpca.fit(X[:5, :8], k=2)  # the modules a first fit imports are not counted
+    tracemalloc.start()
+    try:
+        ds = load(X)
+        after_load = tracemalloc.get_traced_memory()[1]
+        tracemalloc.reset_peak()
+        certpca.fit(ds, k=5)
+        after_fit = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert after_load < 2.3 * X.nbytes  # the raw copy and the prepared one, never both with temporaries
+    assert after_fit < ds.matrix.nbytes * 3  # the prepared matrix, the factor and D × N temporaries (not 4.5)
+    np.testing.assert_allclose(ds.matrix, X - X.mean(axis=0), rtol=0, atol=1e-14)
+    X[0, 0] = 1e6  # the dataset does not share the user's array
+    assert abs(ds.matrix[0, 0]) < 100 and not ds.matrix.flags.writeable
