@@ -22,6 +22,7 @@ from certpca.certify.numerics import (
     lmax_upper,
     psd_shift,
     safe,
+    sample_space_seconds,
     spectrum_margin,
     timed,
     topk_sum,
@@ -64,6 +65,7 @@ LAMBDA1 = BoundSpec(
     "lambda1",
     lambda1_bound,
     COST_EIGEN,
+    estimate=sample_space_seconds,  # the r × r Gram (or a dense eigh): 10 s at 100 × 10⁶, not interruptible
     description="largest eigenvalue λmax(C)",
     reference="Elementary: wᵀCw ≤ λmax(C) for every unit w (Rayleigh–Ritz theorem; " + HORN_JOHNSON + " §4.2).",
 )

@@ -198,3 +198,40 @@ def test_summary_tables_every_bound_tightest_first_in_text_html_and_latex(prob):
     assert r"\%" in latex and "% " not in latex.replace(r"\%", "")  # a bare % would comment out the row
     html = s.as_html()
     assert html.count("<tr>") == len(values) and "&lt;= OPT &lt;=" in html
+
+
+@pytest.mark.parametrize("nonneg", [False, True])
+def test_at_d_1e5_every_default_bound_runs_in_the_budget_or_is_skipped_with_the_reason(monkeypatch, nonneg):
+    """Not timed: the flop rate is set so low that every estimated bound is beyond the budget."""
+    import dataclasses
+
+    from certpca.certify import numerics
+    from certpca.certify.registry import default_bounds
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((5, 100_000)) * rng.uniform(0.5, 2.0, 100_000)
+    X -= X.mean(axis=0)
+    P = Problem.from_data(X)
+    w = np.zeros(P.dim)
+    w[np.argsort(-P.diag)[:10]] = 1.0
+    names = set(default_bounds(P, nonneg))
+    limits = {}
+    for name in names:
+        spec = REGISTRY[name]
+
+        def spy(*args, spec=spec, **kwargs):
+            limits[spec.name] = kwargs.get(spec.time_option) if spec.time_option else None
+            return spec.func(*args, **kwargs)
+
+        monkeypatch.setitem(REGISTRY, name, dataclasses.replace(spec, func=spy))
+    monkeypatch.setattr(numerics, "FLOP_RATE", 1e3)  # 1000 flops a second
+    c = certify_vector(P, w, 10, nonneg, budget=30.0)
+    ran = {b.name for b in c.bounds}
+    assert ran | set(c.skipped) == names and not ran & set(c.skipped)
+    # what ran: trace (the cheapest bound always runs, O(D)) and the bounds that stop at their time limit
+    assert ran == {"trace", "gershgorin"} and set(limits) == ran
+    assert 0 < limits["gershgorin"] <= 30.0
+    for name in names - ran:
+        assert REGISTRY[name].estimate is not None
+        assert "s without a pause, more than the" in c.skipped[name] and "of the 30 s budget" in c.skipped[name]
+    assert all(b.value >= c.value for b in c.bounds)
