@@ -127,6 +127,55 @@ def test_parquet_without_ids_numbers_samples(tmp_path):
     assert list(ds.sample_ids) == ["1", "2", "3", "4"]
 
 
+def _csv_and_parquet(tmp_path, frame, name="x"):
+    """The frame written as CSV (missing values as NA) and as parquet with its index and with ids in a column."""
+    frame.to_csv(tmp_path / f"{name}.csv", na_rep="NA")
+    frame.to_parquet(tmp_path / f"{name}.parquet")
+    frame.reset_index().to_parquet(tmp_path / f"{name}_column.parquet", index=False)
+    return [tmp_path / f"{name}{s}" for s in (".csv", ".parquet", "_column.parquet")]
+
+
+def test_parquet_reads_as_the_same_csv(tmp_path):
+    pytest.importorskip("pyarrow")
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame(
+        rng.standard_normal((6, 4)) * 10.0 ** rng.integers(-5, 5, (6, 4)),
+        index=pd.Index([f"s{i}" for i in range(6)], name="sample"),
+        columns=["a", "b", "c", "d"],
+    )
+    frame.iloc[2, 1] = np.nan
+    frame["counts"] = rng.integers(0, 100, 6)  # an integer column
+    frame["text"] = ["1.5", "NA", None, "-2e3", " 7 ", "nan"]  # numbers and missing values stored as text
+    csv, *parquets = _csv_and_parquet(tmp_path, frame)
+    for na in ("mean", "drop-rows"):
+        ref = read(csv, na=na)
+        for path in parquets:
+            ds = read(path, na=na)
+            np.testing.assert_array_equal(ds.matrix, ref.matrix)
+            assert list(ds.sample_ids) == list(ref.sample_ids) and list(ds.feature_ids) == list(ref.feature_ids)
+
+
+@pytest.mark.parametrize(
+    ("column", "words"),
+    [
+        (["1", "oops", "2", "x"], "'oops' in row 's2', column 'b' (2 non-numeric cells in all)"),
+        ([True, False, True, True], "'True' in row 's1', column 'b' (4 non-numeric cells in all)"),
+    ],
+    ids=["text", "booleans"],
+)
+def test_parquet_non_numeric_cells_get_the_csv_message(tmp_path, column, words):
+    pytest.importorskip("pyarrow")
+    frame = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "b": column}, index=pd.Index(SAMPLES, name="sample"))
+    messages = set()
+    for path in _csv_and_parquet(tmp_path, frame):
+        with pytest.raises(InputError) as exc:
+            read(path)
+        messages.add(message(exc).replace(path.name, "FILE"))
+    assert len(messages) == 1
+    (text,) = messages
+    assert f"non-numeric value {words}" in text
+
+
 def test_npz_round_trip(tmp_path):
     np.savez(tmp_path / "x.npz", X=X, feature_ids=np.array(FEATURES), sample_ids=np.array(SAMPLES))
     ds = read(tmp_path / "x.npz")

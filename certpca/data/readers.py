@@ -379,30 +379,51 @@ def _to_float(cells: list[list[str]], row_ids: list[str] | None, col_ids: list[s
 
 
 def _parse_parquet(path: Path) -> _Table:
-    """Sample ids from a stored index, else from a first non-float column, else numbered."""
+    """A parquet table validated as a CSV is.
+
+    Sample ids come from a stored index, else from a first column that is not of
+    float type (text or integers, as a CSV's first column), else they are numbered
+    (a table of floats saved without its index).  Float and integer columns are
+    taken as they are; any other column (text, booleans, dates) is read cell by
+    cell as the CSV reader reads text, so numbers stored as text are accepted,
+    missing-value tokens and nulls become NaN and anything else gets the CSV
+    reader's message naming the sample and the column.
+    """
     try:
         frame = pd.read_parquet(path)
     except ImportError:
-        raise InputError("reading parquet needs pyarrow; pip install pyarrow") from None
+        raise InputError("reading parquet needs pyarrow; pip install pyarrow (or certpca[parquet])") from None
     except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
         raise InputError(f"cannot read {path.name} as parquet ({exc}); check the file") from None
     if not isinstance(frame.index, pd.RangeIndex):
-        row_ids = [str(i) for i in frame.index]
+        row_ids = [str(i).strip() for i in frame.index]
     elif frame.shape[1] and not pd.api.types.is_float_dtype(frame.dtypes.iloc[0]):
-        row_ids = [str(i) for i in frame.iloc[:, 0]]
+        row_ids = [str(i).strip() for i in frame.iloc[:, 0]]
         frame = frame.iloc[:, 1:]
     else:
         row_ids = [str(i + 1) for i in range(len(frame))]
-    col_ids = [str(c) for c in frame.columns]
+    col_ids = [str(c).strip() for c in frame.columns]
     if frame.size == 0:
         raise InputError(f"{path.name} holds no data; give at least one row and one feature column")
-    non_numeric = [c for c, t in zip(col_ids, frame.dtypes) if not pd.api.types.is_numeric_dtype(t)]
-    if non_numeric:
-        raise InputError(
-            f"{path.name}: {len(non_numeric)} non-numeric columns ({some_ids(non_numeric)}); "
-            "drop them or convert them to numbers"
-        )
-    return _Table(frame.to_numpy(dtype=float, na_value=np.nan), row_ids, col_ids)
+    numeric = [
+        (pd.api.types.is_float_dtype(t) or pd.api.types.is_integer_dtype(t)) and not pd.api.types.is_bool_dtype(t)
+        for t in frame.dtypes
+    ]
+    if all(numeric):
+        return _Table(frame.to_numpy(dtype=float, na_value=np.nan), row_ids, col_ids)
+    values = np.empty(frame.shape)
+    other = [j for j, ok in enumerate(numeric) if not ok]
+    cells = [[_cell_text(v) for v in row] for row in frame.iloc[:, other].itertuples(index=False)]
+    values[:, other] = _to_float(cells, row_ids, [col_ids[j] for j in other])
+    done = [j for j, ok in enumerate(numeric) if ok]
+    if done:
+        values[:, done] = frame.iloc[:, done].to_numpy(dtype=float, na_value=np.nan)
+    return _Table(values, row_ids, col_ids)
+
+
+def _cell_text(value) -> str:
+    """A parquet cell as the text a CSV would hold: nulls as NA, everything else as ``str`` writes it."""
+    return "NA" if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)) else str(value)
 
 
 def _parse_npz(path: Path, key: str | None) -> _Table:
