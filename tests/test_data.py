@@ -5,6 +5,7 @@ accepted ones are checked against values computed here by hand.
 """
 
 import gzip
+import sys
 import warnings
 from pathlib import Path
 
@@ -117,6 +118,24 @@ def test_parquet_round_trip(tmp_path):
         ds = read(tmp_path / f"{name}.parquet")
         np.testing.assert_array_equal(ds.matrix, X)
         assert list(ds.sample_ids) == SAMPLES and list(ds.feature_ids) == FEATURES
+
+
+def test_parquet_of_numbers_reads_as_pandas_does_without_pandas(tmp_path, monkeypatch):
+    pytest.importorskip("pyarrow")
+    from certpca.data import readers
+
+    rng = np.random.default_rng(4)
+    frame = pd.DataFrame(rng.standard_normal((5, 300)), columns=[f"g{j}" for j in range(300)])
+    frame["n"] = pd.array([1, None, 3, 4, 5], dtype="Int64")  # nullable integers: the null is missing
+    frame.index = [f"s{i}" for i in range(5)]  # unnamed: stored as __index_level_0__
+    csv, *parquets = _csv_and_parquet(tmp_path, frame)
+    ref = read(csv, na="mean")
+    monkeypatch.setattr(pd, "read_parquet", None)  # the numbers-only path never calls pandas
+    monkeypatch.setattr(readers, "PARQUET_BATCH", 7)  # columns in batches, the last one short
+    for path in parquets:
+        ds = read(path, na="mean")
+        np.testing.assert_array_equal(ds.matrix, ref.matrix)
+        assert list(ds.sample_ids) == list(ref.sample_ids) and list(ds.feature_ids) == list(ref.feature_ids)
 
 
 def test_parquet_without_ids_numbers_samples(tmp_path):
@@ -550,6 +569,7 @@ def test_parquet_without_pyarrow_says_how_to_install(tmp_path, monkeypatch):
         raise ImportError("Unable to find a usable engine")
 
     monkeypatch.setattr(pd, "read_parquet", no_engine)
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)  # import pyarrow.parquet raises ImportError
     path = tmp_path / "x.parquet"
     path.write_bytes(b"PAR1")
     with pytest.raises(InputError) as exc:
