@@ -278,3 +278,17 @@ class Problem:
         if self._S is not None:
             how = f"sparse {how}"
         return f"<Problem D={self.dim} ({how}), trace={self.trace:.6g}>"
+
+    def columns(self, idx) -> np.ndarray:
+        """C[:, idx] as a dense D × len(idx) block: Fᵀ(F[:, idx]) costs O(r·D·len(idx)), never D × D."""
+        idx = np.asarray(idx, dtype=np.intp)
+        if self._S is not None:
+            # dense column blocks, so each entry is a length-r dot product as with a dense factor
+            Fi = self._S.columns(idx)
+            out = np.empty((self.dim, idx.size))
+            for jdx, Fj in self._S.blocks():
+                out[jdx] = Fj.T @ Fi
+            return out
+        if self._F is not None:
+            return self._F.T @ self._F[:, idx]
+        return self._C[:, idx]

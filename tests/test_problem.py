@@ -28,6 +28,9 @@ def test_operations_match_the_explicit_covariance(data):
     np.testing.assert_allclose(P.submatrix(S), C[np.ix_(S, S)], rtol=1e-12)
     np.testing.assert_allclose(P.diag, np.diag(C), rtol=1e-12)
     assert np.isclose(P.trace, np.trace(C))
+    cols = [4, 0, 4, 7]
+    np.testing.assert_allclose(P.columns(cols), C[:, cols], rtol=1e-10, atol=1e-12)
+    assert P.columns([]).shape == (C.shape[0], 0)
     F = P.factor()
     np.testing.assert_allclose(F.T @ F, C, atol=1e-10 * np.abs(C).max())
 

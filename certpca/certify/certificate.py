@@ -214,7 +214,9 @@ def certify_vector(
         (:func:`default_bounds`), computed cheapest first within ``DEFAULT_BUDGET``.
     budget : float, optional — seconds; no new bound starts after it is spent (the
         cheapest requested bound always runs, so there is always an upper bound),
-        and a bound with a time option (``BoundSpec.time_option``) gets what is left.
+        nor one whose estimated uninterruptible cost (``BoundSpec.estimate``) is more
+        than what is left, and a bound with a time option (``BoundSpec.time_option``)
+        gets 85% of what is left.
     tol : float — ``optimal`` when (upper − value)/upper ≤ tol.
     stop_when_optimal : bool — stop computing once optimal (default: only for the
         default bound list).
@@ -255,6 +257,12 @@ def certify_vector(
             continue
         if stop_when_optimal and np.isfinite(upper) and upper - value <= tol * upper:
             skipped[name] = "already certified optimal"
+            continue
+        if left is not None and done and spec.estimate is not None and spec.estimate(scaled, k) > left:
+            skipped[name] = (
+                f"estimated {spec.estimate(scaled, k):.3g} s without a pause, more than the {max(left, 0):.3g} s "
+                f"left of the {budget:g} s budget"
+            )
             continue
         kw: dict[str, object] = {"support": np.flatnonzero(w)} if name == "pattern" else {}
         if spec.time_option is not None and left is not None:

@@ -56,6 +56,7 @@ from certpca.certify.numerics import (
     gamma,
     lmax_upper,
     safe,
+    sample_space_seconds,
     timed,
 )
 from certpca.certify.relax import MAX_DIM as DENSE_SDP_MAX_DIM  # dense D with the cvxpy SDPs
@@ -306,6 +307,7 @@ DABE_SDP = BoundSpec(
     COST_SDP,
     time_option="time_limit",
     default_when=_default_when,
+    estimate=sample_space_seconds,
     description="dABE ℓ0 SDP in sample space by Frank–Wolfe: kρ + λmax(ΣY_i), Y_i ⪰ a_ia_iᵀ − ρI, Y_i ⪰ 0",
     reference=DABE + " (§4, the dual of the semidefinite relaxation of the ℓ0-penalised problem, "
     "evaluated at dual points Y_i = B_iyyᵀB_i/(yᵀB_iy) read from a Frank–Wolfe solution of the "

@@ -74,6 +74,10 @@ class BoundSpec:
     default_when : callable or None
         ``default_when(problem) -> bool``: a further condition for the default
         selection (e.g. only where cheaper relaxations do not apply); None: always.
+    estimate : callable or None
+        ``estimate(problem, k) -> seconds`` of the part of ``func`` no time limit
+        can interrupt (all of it without a ``time_option``): a certificate skips
+        the bound when this exceeds what is left of its budget.  None: negligible.
     """
 
     name: str
@@ -85,6 +89,7 @@ class BoundSpec:
     reference: str = ""
     time_option: str | None = None
     default_when: Callable | None = None
+    estimate: Callable | None = None
 
     def cite(self) -> str:
         """The full reference text for a report's bibliography (as ``Solver.cite``)."""
