@@ -60,10 +60,11 @@ Selector = Callable[[Dataset, int], Sequence]
 
 
 def _one_thread():
-    """Run BLAS/LAPACK single-threaded inside: batches of tiny (72 × 72) problems.
+    """Run BLAS/LAPACK single-threaded inside: k-means' many small products.
 
-    Measured on 2 busy cores: 12582 leave-one-out eigvalsh took 71–134 s with
-    OpenBLAS threads and 9–11 s with one.
+    Measured on 2 busy cores: 12582 leave-one-out eigvalsh of 72 × 72 (the CE
+    ranking before :mod:`certpca._secular`) took 71–134 s with OpenBLAS
+    threads and 9–11 s with one.
     """
     return threadpool_limits(limits=1)
 
@@ -271,11 +272,11 @@ def svd_entropy(X) -> float:
     return float(_entropy(s**2, max(min(X.shape), 2)))
 
 
-#: the largest batch of leave-one-out Gram matrices :func:`ce_scores` hands to eigvalsh at once
+#: the largest batch of leave-one-out weights (features × N) :func:`ce_scores` holds at once
 CE_BATCH_BYTES = 32 * 2**20
 
 
-def ce_scores(X, *, chunk: int = 256) -> np.ndarray:
+def ce_scores(X, *, chunk: int = 4096) -> np.ndarray:
     """Each feature's contribution to the entropy, ``CE_i = E(X) − E(X without feature i)``.
 
     Varshavsky et al. (2006), eq. (2)–(3).  ``E`` is :func:`svd_entropy` with
@@ -283,14 +284,16 @@ def ce_scores(X, *, chunk: int = 256) -> np.ndarray:
     normaliser gives the same ranking; it only rescales CE).  ``X`` is used as
     given: no centring or scaling here.
 
-    The leave-one-out spectra come from a small Gram matrix rather than D
-    SVDs: with N samples and D features, if N ≤ D removing feature ``x_i``
-    (a column) is the rank-one downdate ``XXᵀ − x_i x_iᵀ`` of the N × N Gram
-    matrix; otherwise it is deleting row and column i of the D × D ``XᵀX``.
-    Eigenvalues are computed in batches of ``chunk``, and of at most
-    ``CE_BATCH_BYTES`` of Gram matrices (pbmc's 256 × 700 × 700 batch took 1 GB
-    and the run 3.2 GB), single-threaded (72 × 12582 leukemia: 12582 eigvalsh
-    of 72 × 72, about 10 s on 2 busy cores).
+    The leave-one-out spectra come from one eigendecomposition of the smaller
+    Gram matrix, ``UΛUᵀ``: with N samples and D features, if N ≤ D removing
+    feature ``x_i`` is the rank-one downdate ``XXᵀ − x_i x_iᵀ``, whose
+    eigenvalues are the roots of ``1 − Σ_k z_k²/(λ_k − μ) = 0`` with
+    ``z = Uᵀx_i`` (Golub 1973, eq. 5.3; Bunch, Nielsen & Sorensen 1978);
+    otherwise it deletes row and column i of ``XᵀX``, whose eigenvalues are
+    the roots of ``Σ_k U_ik²/(λ_k − μ) = 0``.  Both are solved in
+    :mod:`certpca._secular`, O(min(N, D)²) per feature instead of an
+    eigendecomposition, in batches of ``chunk`` features and at most
+    ``CE_BATCH_BYTES``.
     """
     X = np.asarray(X, dtype=float)
     if X.ndim != 2 or X.shape[1] < 2:
@@ -303,29 +306,28 @@ def ce_scores(X, *, chunk: int = 256) -> np.ndarray:
     X = X / norm  # entropy is scale-invariant; keeps the Gram entries O(1)
     n, d = X.shape
     n_values = max(min(n, d), 2)
-    ce = np.empty(d)
-    chunk = max(1, min(chunk, CE_BATCH_BYTES // (8 * n * n)))
+    chunk = max(1, min(chunk, CE_BATCH_BYTES // (8 * min(n, d))))
     with _one_thread():
-        _leave_one_out(X, ce, n_values, chunk)
-    return ce
+        return _leave_one_out(X, n_values, chunk)
 
 
-def _leave_one_out(X: np.ndarray, ce: np.ndarray, n_values: int, chunk: int) -> None:
+def _leave_one_out(X: np.ndarray, n_values: int, chunk: int) -> np.ndarray:
+    from certpca._secular import modified_eigenvalues  # late: numba loads only for CE
+
     n, d = X.shape
-    if n <= d:
-        G = X @ X.T
-        e_all = _entropy(np.linalg.eigvalsh(G), n_values)
-        for start in range(0, d, chunk):
-            cols = X[:, start : start + chunk].T  # (c, n)
-            Gs = G[None, :, :] - cols[:, :, None] * cols[:, None, :]
-            ce[start : start + chunk] = e_all - _entropy(np.linalg.eigvalsh(Gs), n_values)
-    else:
-        C = X.T @ X
-        e_all = _entropy(np.linalg.eigvalsh(C), n_values)
-        idx = np.arange(d)
-        for i in range(d):
-            keep = idx != i
-            ce[i] = e_all - _entropy(np.linalg.eigvalsh(C[np.ix_(keep, keep)]), n_values)
+    downdate = n <= d
+    lam, U = np.linalg.eigh(X @ X.T if downdate else X.T @ X)
+    e_all = _entropy(lam, n_values)
+    ce = np.empty(d)
+    out = np.empty((min(chunk, d), lam.size))
+    for start in range(0, d, chunk):
+        stop = min(start + chunk, d)
+        # one row of weights z² per left-out feature: z = Uᵀx_i (downdate) or row i of U (deletion)
+        weights = np.square(X[:, start:stop].T @ U if downdate else U[start:stop])
+        rows = out[: stop - start]
+        modified_eigenvalues(lam, np.ascontiguousarray(weights), 1.0 if downdate else 0.0, rows)
+        ce[start:stop] = e_all - _entropy(rows, n_values)
+    return ce
 
 
 def ce_ranking(X) -> np.ndarray:

@@ -155,10 +155,16 @@ def entropy_by_svd(X):
     return -np.sum(v * np.log(v)) / np.log(min(X.shape))
 
 
-@pytest.mark.parametrize("shape", [(12, 40), (30, 8)])  # Gram downdate (N ≤ D) and deletion (N > D)
-def test_ce_equals_svd_recomputed_feature_by_feature(shape):
+@pytest.mark.parametrize(
+    "shape, centre",
+    # Gram downdate (N ≤ D) and deletion (N > D); centred: a zero eigenvalue, deflated in every downdate
+    [((12, 40), False), ((30, 8), False), ((25, 60), True), ((40, 9), True)],
+)
+def test_ce_equals_svd_recomputed_feature_by_feature(shape, centre):
     rng = np.random.default_rng(6)
     X = rng.standard_normal(shape) * rng.uniform(0.2, 3.0, size=shape[1])
+    if centre:
+        X -= X.mean(axis=0)
     n_values = min(shape)
     full = entropy_by_svd(X)
     direct = []
