@@ -135,7 +135,7 @@ def kmeans(X, n_clusters: int, *, rng: np.random.Generator, max_iter: int = 300)
     """One run of Lloyd's k-means from ``n_clusters`` distinct random data points.
 
     Runs until no assignment changes (or ``max_iter``, with a
-    :class:`ConvergenceWarning`).  A cluster that becomes empty is given the
+    :class:`ConvergenceWarning`), compiled (:mod:`certpca._lloyd`).  A cluster that becomes empty is given the
     point farthest from its own centroid (Matlab's ``EmptyAction='singleton'``,
     as Sigg & Buhmann used Matlab), taken from a cluster with more than one
     point; ties go to the lowest index, so a run is a deterministic function
@@ -147,6 +147,8 @@ def kmeans(X, n_clusters: int, *, rng: np.random.Generator, max_iter: int = 300)
     (``iter``) rather than to convergence, and leaves empty clusters where
     they were.
     """
+    from certpca._lloyd import assign_and_update  # late: numba loads only for k-means
+
     X = np.asarray(X, dtype=float)
     n = X.shape[0]
     if not 1 <= n_clusters <= n:
@@ -155,16 +157,11 @@ def kmeans(X, n_clusters: int, *, rng: np.random.Generator, max_iter: int = 300)
     X = X - mu  # translation-invariant; keeps the squared-norm expansion accurate
     xx = np.einsum("ij,ij->i", X, X)
     centroids = X[rng.choice(n, size=n_clusters, replace=False)].copy()
-    labels = None
+    labels = np.empty(n, dtype=np.int64)
     for n_iter in range(1, max_iter + 1):  # noqa: B007 (the count is returned after the loop)
         d2 = xx[:, None] - 2.0 * X @ centroids.T + np.einsum("ij,ij->i", centroids, centroids)[None, :]
-        new = np.argmin(d2, axis=1)
-        new = _fill_empty(new, d2, n_clusters)
-        if labels is not None and np.array_equal(new, labels):
+        if assign_and_update(d2, X, labels, centroids, n_iter == 1):
             break
-        labels = new
-        for j in range(n_clusters):
-            centroids[j] = X[labels == j].mean(axis=0)
     else:
         warnings.warn(f"k-means did not converge in {max_iter} iterations", ConvergenceWarning, stacklevel=2)
     d2 = np.maximum(
@@ -174,22 +171,6 @@ def kmeans(X, n_clusters: int, *, rng: np.random.Generator, max_iter: int = 300)
         0.0,
     )
     return labels, centroids + mu, float(d2.sum()), n_iter
-
-
-def _fill_empty(labels: np.ndarray, d2: np.ndarray, n_clusters: int) -> np.ndarray:
-    """Give each empty cluster the point farthest from its assigned centroid."""
-    counts = np.bincount(labels, minlength=n_clusters)
-    if counts.all():
-        return labels
-    labels = labels.copy()
-    own = d2[np.arange(labels.size), labels]
-    for j in np.flatnonzero(counts == 0):
-        movable = counts[labels] > 1
-        far = np.where(movable, own, -np.inf)
-        i = int(np.argmax(far))
-        counts[labels[i]] -= 1
-        labels[i], counts[j], own[i] = j, 1, -np.inf
-    return labels
 
 
 def kmeans_jaccard(X, labels, n_clusters: int | None = None, n_init: int = 100, seed: int = 0) -> np.ndarray:
