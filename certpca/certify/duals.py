@@ -62,7 +62,8 @@ PATTERN_PROVED_RTOL = 1e-6
 def _shrunk_gram(problem, rho: float, s: float, C=None, err_C: float = 0.0) -> tuple[float, float]:
     """λmax upper bound of D^½(C+sI)D^½ with D = diag((1 − ρ/(C_ii+s))₊), and its margin.
 
-    In sample space (F D Fᵀ, r × r) for factor problems.
+    For factor problems in sample space (F D Fᵀ, r × r) or, when fewer features are kept
+    than F has rows, on the kept features (D^½ FᵀF D^½), whichever is smaller.
     """
     dg = problem.diag + s
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -70,12 +71,18 @@ def _shrunk_gram(problem, rho: float, s: float, C=None, err_C: float = 0.0) -> t
     if problem.uses_factor and C is None:
         F = problem.factor()
         keep = dvec > 0
-        if not np.any(keep):
+        n_keep = int(keep.sum())
+        if n_keep == 0:
             return 0.0, 0.0
         Fk = F[:, keep]
+        weight = float(np.sum(dvec[keep] * problem.diag[keep]))  # Σ d_i‖a_i‖² ≥ ‖|D^½||Fᵀ||F||D^½|‖_F
+        if n_keep < F.shape[0]:
+            # the smaller Gram D^½FᵀFD^½ (features kept) has the same nonzero eigenvalues as FDFᵀ;
+            # entry error: r roundings of the inner product, the square root and the two scalings
+            Fs = Fk * np.sqrt(dvec[keep])
+            return lmax_upper(Fs.T @ Fs, gamma(F.shape[0] + 4) * weight)
         M = (Fk * dvec[keep]) @ Fk.T
-        form = gamma(int(keep.sum()) + 2) * float(np.sum(dvec[keep] * problem.diag[keep]))
-        return lmax_upper(M, form)
+        return lmax_upper(M, gamma(n_keep + 2) * weight)
     keep = dvec > 0
     if not np.any(keep):
         return 0.0, 0.0
@@ -102,10 +109,10 @@ def dabe_bound(problem, k, nonneg=False, *, n_grid: int = 16, n_golden: int = 14
     (JMLR 2008, Y_i = (B_i)₊), equal when ≥ k features have C_ii ≥ ρ.
     Features with C_ii ≤ ρ drop out.  ρ is searched on [0, max C_ii]
     (grid + golden section); every ρ gives a valid bound.
-    Computed in sample space (r × r) when C is factored, else on the dense C
-    (shifted by s ≥ −λmin to be PSD).
+    Computed on the smaller of F D Fᵀ (r × r) and D^½FᵀFD^½ (kept features) when C
+    is factored, else on the dense C (shifted by s ≥ −λmin to be PSD).
     Validity: λ̂max + Weyl margin 8·n·eps·‖M‖_F + forming error
-    (γ·Σ d_i C_ii for F D Fᵀ; 4·eps·‖M‖_F dense) + rel 1e-10.
+    (γ·Σ d_i C_ii for F D Fᵀ, γ_{r+4}·Σ d_i C_ii for D^½FᵀFD^½; 4·eps·‖M‖_F dense) + rel 1e-10.
     """
     k = check_k(problem, k)
     s = psd_shift(problem)
@@ -134,6 +141,7 @@ DABE_SPEC = BoundSpec(
     "dabe",
     dabe_bound,
     COST_SEARCH,
+    sign_free=True,
     description="d'Aspremont–Bach–El Ghaoui / Li–Xie diagonal shrink: λmax(D^½CD^½) + top_k(min(C_ii, ρ))",
     reference=DABE + " (§§4–6, the dual bound kρ + λmax(Σ(B_i)₊)); tightened by the per-feature "
     "shrinkage of " + LI_XIE + " (eq. 13).",

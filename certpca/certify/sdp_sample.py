@@ -23,6 +23,9 @@ y_i = X(λI + ρX)⁻¹a_i is the supergradient's direction.  Frank–Wolfe over
 spectraplex (step to the top eigenvector of G = ΣY_i, geometric line
 search) improves X; every iterate's dual point is a valid bound, the smallest
 is kept.  The solver only proposes y_i: (B) is evaluated in numpy with margins.
+From X = I/r each step adds one direction, so the iterates are kept as
+X = αI + BKBᵀ (B: r × m orthonormal, m ≤ steps) and ψ needs an m × m eigh,
+not an r × r one.
 
 Floating-point margins (as the pattern certificate, docs/certification.md §3):
 a special Y_i is used only when, for unit y, gap = (a_iᵀy)² − ρ ≥ 1e-4·(‖a_i‖² + ρ);
@@ -39,6 +42,7 @@ import math
 import time
 
 import numpy as np
+import scipy.linalg
 
 from certpca.certify.duals import (
     PATTERN_MIN_GAP,
@@ -107,6 +111,40 @@ def _roots(x: np.ndarray, c2: np.ndarray, rho: float) -> np.ndarray:
     return np.maximum(lam, 0.0)
 
 
+class _Iterate:
+    """A Frank–Wolfe iterate X = αI + BKBᵀ (B: r × m orthonormal, K: m × m symmetric).
+
+    X starts at I/r and each step X ← (1 − t)X + t·uuᵀ adds at most one column to B, so
+    after m steps X's eigenpairs come from an m × m eigh: B's span holds the m others, and
+    its complement is one eigenvalue α of multiplicity r − m.
+    """
+
+    def __init__(self, alpha: float, B: np.ndarray, K: np.ndarray):
+        self.alpha, self.B, self.K = alpha, B, K
+
+    @classmethod
+    def start(cls, r: int) -> _Iterate:
+        return cls(1.0 / r, np.zeros((r, 0)), np.zeros((0, 0)))
+
+    def extend(self, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(B with u's part outside span(B) appended when there is one, u's coordinates in it)."""
+        B = self.B
+        v = u - B @ (B.T @ u)
+        v -= B @ (B.T @ v)  # twice is enough (classical Gram–Schmidt, reorthogonalised)
+        nv = float(np.linalg.norm(v))
+        if nv > 1e-10 * float(np.linalg.norm(u)):
+            B = np.column_stack([B, v / nv])
+        return B, B.T @ u
+
+    def toward(self, B: np.ndarray, ub: np.ndarray, t: float) -> _Iterate:
+        """(1 − t)X + t·uuᵀ for (B, ub) = ``extend(u)``."""
+        m = self.K.shape[0]
+        K = np.zeros((B.shape[1], B.shape[1]))
+        K[:m, :m] = (1 - t) * self.K
+        K += t * np.outer(ub, ub)
+        return _Iterate((1 - t) * self.alpha, B, (K + K.T) / 2)
+
+
 class _Sample:
     """F restricted to the features active at ρ, with the primal/dual maps of the module docstring."""
 
@@ -116,14 +154,23 @@ class _Sample:
         self.Fa = F[:, self.act]
         self.r = F.shape[0]
 
-    def primal(self, X):
-        """(ψ(X'), unit y_i as columns) at X' = (1 − MIX)X + MIX·I/r."""
-        Xm = (1 - MIX) * X + MIX * np.eye(self.r) / self.r
-        x, Q = np.linalg.eigh(Xm)
-        x = np.maximum(x, 0.0)
+    def primal(self, X: _Iterate):
+        """(ψ(X'), unit y_i as columns) at X' = (1 − MIX)X + MIX·I/r.
+
+        The complement of span(B) is one eigenvalue of X', so it enters the roots and the y_i
+        as one coordinate: the squared norm and the direction of a_i's part outside span(B).
+        """
+        floor = (1 - MIX) * X.alpha + MIX / self.r  # X' on the complement of span(B)
+        kappa, W = np.linalg.eigh(X.K)
+        top = np.maximum(floor + (1 - MIX) * kappa, 0.0)
+        Q = X.B @ W
         c = Q.T @ self.Fa
-        lam = _roots(x, c * c, self.rho)
-        y = Q @ ((x[:, None] / (lam[None, :] + self.rho * x[:, None])) * c)
+        rest = self.Fa - Q @ c
+        x = np.append(top, floor)
+        lam = _roots(x, np.vstack([c * c, np.einsum("ij,ij->j", rest, rest)]), self.rho)
+        y = Q @ ((top[:, None] / (lam[None, :] + self.rho * top[:, None])) * c) + rest * (
+            floor / (lam + self.rho * floor)
+        )
         n = np.linalg.norm(y, axis=0)
         y = y / np.where(n > 0, n, 1.0)
         return float(np.sum(lam)), y
@@ -183,27 +230,28 @@ def _frank_wolfe(S: _Sample, X, iters, k, F, asq, ferr, deadline):
     psi, y = S.primal(X)
     t = 0.5
     it = 0
+    r = S.r
     for it in range(1, iters + 1):  # noqa: B007 (the count is returned)
         best = min(best, dual_value(F, asq, S.rho, k, S.act, y, ferr))
         G = S.gram(y)
-        u = np.linalg.eigh((G + G.T) / 2)[1][:, -1]
-        U = np.outer(u, u)
-        ft = S.primal((1 - t) * X + t * U)
+        u = scipy.linalg.eigh((G + G.T) / 2, subset_by_index=[r - 1, r - 1], check_finite=False)[1][:, 0]
+        B, ub = X.extend(u)
+        ft = S.primal(X.toward(B, ub, t))
         if ft[0] > psi:
             while t < 1.0:
                 t2 = min(1.0, 2 * t)
-                f2 = S.primal((1 - t2) * X + t2 * U)
+                f2 = S.primal(X.toward(B, ub, t2))
                 if f2[0] <= ft[0]:
                     break
                 t, ft = t2, f2
         else:
             for _ in range(MAX_HALVINGS):
                 t = t / 2
-                ft = S.primal((1 - t) * X + t * U)
+                ft = S.primal(X.toward(B, ub, t))
                 if ft[0] > psi:
                     break
         if ft[0] > psi:
-            X = (1 - t) * X + t * U
+            X = X.toward(B, ub, t)
             psi, y = ft
         # kρ + ψ(X) is the relaxation's value at a primal point: within STOP_GAP, stop
         if best - (k * S.rho + psi) <= STOP_GAP * best or time.perf_counter() > deadline:
@@ -251,8 +299,8 @@ def dabe_sdp_bound(
     asq = np.einsum("ij,ij->j", F, F)
     deadline = time.perf_counter() + time_limit
     L = _feasible_value(problem, F, k)
-    X = np.eye(r) / r
-    results: dict[float, tuple[float, np.ndarray]] = {}
+    X = _Iterate.start(r)
+    results: dict[float, tuple[float, _Iterate]] = {}
     for fct in rho_factors:
         rho = fct * L / k
         if results and time.perf_counter() > deadline:
@@ -306,6 +354,7 @@ DABE_SDP = BoundSpec(
     COST_SDP,
     time_option="time_limit",
     default_when=_default_when,
+    sign_free=True,
     description="dABE ℓ0 SDP in sample space by Frank–Wolfe: kρ + λmax(ΣY_i), Y_i ⪰ a_ia_iᵀ − ρI, Y_i ⪰ 0",
     reference=DABE + " (§4, the dual of the semidefinite relaxation of the ℓ0-penalised problem, "
     "evaluated at dual points Y_i = B_iyyᵀB_i/(yᵀB_iy) read from a Frank–Wolfe solution of the "

@@ -74,6 +74,9 @@ class BoundSpec:
     default_when : callable or None
         ``default_when(problem) -> bool``: a further condition for the default
         selection (e.g. only where cheaper relaxations do not apply); None: always.
+    sign_free : bool
+        ``func`` ignores ``nonneg``: the bound of the plain problem is the same
+        number for w ≥ 0, so it may be computed once and used for both.
     """
 
     name: str
@@ -85,6 +88,7 @@ class BoundSpec:
     reference: str = ""
     time_option: str | None = None
     default_when: Callable | None = None
+    sign_free: bool = False
 
     def cite(self) -> str:
         """The full reference text for a report's bibliography (as ``Solver.cite``)."""
