@@ -2,10 +2,11 @@
 
 The gene-selection evaluation runs k-means thousands of times on small
 matrices (pbmc: 2500 runs of 700 samples), where numpy's per-call overhead
-was most of the time.  :func:`certpca.evaluate.kmeans` forms the squared
-distances (one BLAS product); the rest of each step is compiled here: ties to
-the lowest cluster, empty clusters refilled by ``fill_empty``, centroids as
-sums of their points in sample order divided by the count (numpy's
+was most of the time.  :func:`certpca.evaluate.kmeans` forms the products
+with the centroids (one BLAS product); the rest of each step is compiled here:
+squared distances by the expansion (‖x‖² − 2xᵀc) + ‖c‖², ties to the lowest
+cluster, empty clusters refilled by ``fill_empty``, centroids as sums of their
+points in sample order divided by the count (numpy's
 ``X[labels == j].mean(axis=0)`` adds the rows in the same order).
 
 Kept apart so that numba (about 0.2 s to import) loads only when it is used;
@@ -45,17 +46,20 @@ def fill_empty(labels, d2, counts):
 
 
 @njit(cache=True)
-def assign_and_update(d2, X, labels, centroids, first):
-    """One Lloyd step after the squared distances ``d2`` (n × k): nearest centroids (ties to the
-    lowest), empty clusters refilled; True when the labels did not change (``first``: no labels
-    yet), else the new labels and the centroids of their points written in place."""
-    n, k = d2.shape
+def assign_and_update(xx, G, cc, X, labels, centroids, first):
+    """One Lloyd step from the products ``G`` = X·centroidsᵀ (n × k) and the squared norms ``xx``
+    of the rows and ``cc`` of the centroids: squared distances (xx_i − 2G_ij) + cc_j, nearest
+    centroids (ties to the lowest), empty clusters refilled; True when the labels did not change
+    (``first``: no labels yet), else the new labels and the centroids of their points written in place."""
+    n, k = G.shape
     d = X.shape[1]
+    d2 = np.empty((n, k))
     counts = np.zeros(k, dtype=np.int64)
     new = np.empty(n, dtype=np.int64)
     for i in range(n):
         best = 0
-        for j in range(1, k):
+        for j in range(k):
+            d2[i, j] = (xx[i] - 2.0 * G[i, j]) + cc[j]
             if d2[i, j] < d2[i, best]:
                 best = j
         new[i] = best

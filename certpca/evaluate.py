@@ -117,6 +117,11 @@ def pair_jaccard(labels_true, labels_pred) -> float:
         raise InputError(f"labels_true has {a.size} samples but labels_pred has {b.size}; give one label per sample")
     if a.size == 0:
         raise InputError("no samples to compare; give at least one label")
+    return _jaccard_of_codes(a, b)
+
+
+def _jaccard_of_codes(a: np.ndarray, b: np.ndarray) -> float:
+    """:func:`pair_jaccard` of two checked partitions given as integer codes 0..c-1 (any numbering)."""
     ca, cb = a.max() + 1, b.max() + 1
     table = np.bincount(a * cb + b, minlength=ca * cb).astype(np.int64)
 
@@ -159,8 +164,8 @@ def kmeans(X, n_clusters: int, *, rng: np.random.Generator, max_iter: int = 300)
     centroids = X[rng.choice(n, size=n_clusters, replace=False)].copy()
     labels = np.empty(n, dtype=np.int64)
     for n_iter in range(1, max_iter + 1):  # noqa: B007 (the count is returned after the loop)
-        d2 = xx[:, None] - 2.0 * X @ centroids.T + np.einsum("ij,ij->i", centroids, centroids)[None, :]
-        if assign_and_update(d2, X, labels, centroids, n_iter == 1):
+        cc = np.einsum("ij,ij->i", centroids, centroids)
+        if assign_and_update(xx, X @ centroids.T, cc, X, labels, centroids, n_iter == 1):
             break
     else:
         warnings.warn(f"k-means did not converge in {max_iter} iterations", ConvergenceWarning, stacklevel=2)
@@ -209,7 +214,7 @@ def kmeans_jaccard(X, labels, n_clusters: int | None = None, n_init: int = 100, 
     with _one_thread():
         for r, child in enumerate(np.random.SeedSequence(seed).spawn(n_init)):
             pred, *_ = kmeans(X, k, rng=np.random.default_rng(child))
-            scores[r] = pair_jaccard(truth, pred)
+            scores[r] = _jaccard_of_codes(truth, pred)  # pred: cluster indices 0..k-1, already codes
     return scores
 
 
