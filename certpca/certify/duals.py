@@ -202,6 +202,7 @@ DSPCA_SPEC = BoundSpec(
     "dspca",
     dspca_dual_bound,
     COST_SEARCH,
+    sign_free=True,
     max_dim=DUAL_MAX_DIM,
     description="DSPCA dual λmax(C + U) + k·max|U_ij| at U = −clip(C, ±ρ) (soft threshold)",
     reference=DSPCA + " (the dual of the semidefinite relaxation).",

@@ -61,6 +61,7 @@ LAMBDA1 = BoundSpec(
     "lambda1",
     lambda1_bound,
     COST_EIGEN,
+    sign_free=True,
     description="largest eigenvalue λmax(C)",
     reference="Elementary: wᵀCw ≤ λmax(C) for every unit w (Rayleigh–Ritz theorem; " + HORN_JOHNSON + " §4.2).",
 )
@@ -91,6 +92,7 @@ TRACE = BoundSpec(
     "trace",
     trace_bound,
     COST_LINEAR,
+    sign_free=True,
     description="sum of the k largest variances C_ii",
     reference="Elementary: for PSD C and |S| ≤ k, λmax(C_SS) ≤ tr C_SS ≤ sum of the k largest C_ii "
     "(the eigenvalues of a PSD matrix are nonnegative and add up to its trace; " + HORN_JOHNSON + " §1.2).",

@@ -46,7 +46,7 @@ GENE_METHOD = "em"
 N_INIT = 100
 #: seconds for each certificate at k (``certify_vector``'s budget): no bound starts after it, and a
 #: bound with a time limit (the sample-space SDP ``dabe_sdp``) gets what is left; the page says so
-CERTIFY_BUDGET = 20.0
+CERTIFY_BUDGET = 10.0
 
 
 @dataclass

@@ -87,7 +87,7 @@ def test_sign_free_bounds_give_the_same_number_with_and_without_nonneg():
     rng = np.random.default_rng(12)
     F = rng.standard_normal((6, 30))  # wide: a factor, where dabe_sdp applies
     sign_free = [name for name, spec in REGISTRY.items() if spec.sign_free]
-    assert {"dabe", "dabe_sdp"} <= set(sign_free)
+    assert {"trace", "lambda1", "dabe", "dspca", "dabe_sdp"} <= set(sign_free)
     for P in (Problem.from_covariance(random_psd(rng, 7, "spiked")), Problem(factor=F)):
         for name in sign_free:
             kw = {"time_limit": 1e9, "fine_iters": 5} if name == "dabe_sdp" else {}
