@@ -281,7 +281,7 @@ def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> Fitted:
             problem, best.components[0].weights, plan.k, nonneg, bounds=names, budget=plan.budget, reuse=reuse
         )
         later = certify_components(best, bounds=names, budget=plan.budget, start=1) if plan.components > 1 else []
-        out.notes += _budget_notes(shared, names, plan.budget, nonneg)
+        out.notes += _budget_notes(shared, [n for n in names if n not in (reuse or {})], plan.budget, nonneg)
         later_dicts = [None if c is None else c.to_dict() for c in later]
         out.bounds[nonneg] = names
         out.shared[nonneg] = shared
@@ -303,7 +303,8 @@ def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> Fitted:
 
 
 def _budget_notes(cert: Certificate, names: list[str], budget: float | None, nonneg: bool) -> list[str]:
-    """What the certificate's time budget cut: bounds not started, and time-limited bounds stopped early."""
+    """What the certificate's time budget cut: bounds not started, and time-limited bounds stopped early
+    (of ``names``, the bounds the certificate computed itself)."""
     if budget is None:
         return []
     what = f"certificate at k{_suffix(nonneg, ' (nonnegative)')}"
