@@ -31,8 +31,9 @@ Floating-point margins (as the pattern certificate, docs/certification.md §3):
 a special Y_i is used only when, for unit y, gap = (a_iᵀy)² − ρ ≥ 1e-4·(‖a_i‖² + ρ);
 each Y_i is then shifted by τ_i = 16(r + 8)·eps·s_i·(1 + s_i/gap_i), s_i = ‖a_i‖² + ρ
 (fallback features: 4(r + 8)·eps·s_i), so Y_i + τ_iI is exactly feasible and Στ_i is
-added; the forming error γ·Σ coef_i‖w_i‖² of Σ Y_i and the Weyl margin on the r × r
-matrix; for a dense C, F is its eigen-factor and ‖C − FᵀF‖₂ is added; then
+added; the forming error γ·Σ coef_i‖w_i‖² of Σ Y_i = W coef Wᵀ (γ_{r+4} when its
+nonzero eigenvalues are taken from the smaller (W√coef)ᵀ(W√coef), fewer active
+features than r) and the Weyl margin on the matrix; for a dense C, F is its eigen-factor and ‖C − FᵀF‖₂ is added; then
 relative γ_4 and 1e-10.  This bound ignores w ≥ 0 (valid, and weaker, there).
 """
 
@@ -175,13 +176,21 @@ class _Sample:
         y = y / np.where(n > 0, n, 1.0)
         return float(np.sum(lam)), y
 
-    def gram(self, y):
-        """Σ Y_i (unsafe, for the Frank–Wolfe direction) from unit y_i."""
+    def direction(self, y) -> np.ndarray:
+        """The top eigenvector of Σ Y_i = VVᵀ (unsafe, the Frank–Wolfe step) from unit y_i, on the
+        smaller side: u ∝ Vv for the top eigenvector v of VᵀV when fewer features than rows count."""
         s = np.sum(self.Fa * y, axis=0)
         gap = s * s - self.rho
         ok = gap > 0
-        W = self.Fa[:, ok] * s[ok] - self.rho * y[:, ok]
-        return (W / gap[ok]) @ W.T
+        V = (self.Fa[:, ok] * s[ok] - self.rho * y[:, ok]) / np.sqrt(gap[ok])
+        n = V.shape[1]
+        if 0 < n < self.r:
+            G = V.T @ V
+            v = scipy.linalg.eigh((G + G.T) / 2, subset_by_index=[n - 1, n - 1], check_finite=False)[1][:, 0]
+            u = V @ v
+            return u / np.linalg.norm(u)
+        G = V @ V.T
+        return scipy.linalg.eigh((G + G.T) / 2, subset_by_index=[self.r - 1, self.r - 1], check_finite=False)[1][:, 0]
 
 
 def dual_value(F, asq, rho, k, act, y, ferr) -> float:
@@ -212,8 +221,16 @@ def dual_value(F, asq, rho, k, act, y, ferr) -> float:
     )
     # inactive features (‖a_i‖² ≤ ρ in floating point): Y_i = 0, within τ of (B_i)₊
     tau_out = PATTERN_TAU_FALLBACK * (r + PATTERN_TAU_ROWS) * EPS * float(np.sum(np.delete(asq, act) + rho))
-    M = (W * coef) @ W.T
-    form = gamma(len(act) + 2) * float(np.sum(coef * np.sum(W * W, axis=0)))
+    weight = float(np.sum(coef * np.sum(W * W, axis=0)))  # Σ coef_i‖w_i‖²
+    if len(act) < r:
+        # the smaller Gram: (W√coef)ᵀ(W√coef) has the nonzero eigenvalues of W coef Wᵀ; entry error:
+        # r roundings of the inner product, the square root and the two scalings
+        Ws = W * np.sqrt(coef)
+        M = Ws.T @ Ws
+        form = gamma(r + 4) * weight
+    else:
+        M = (W * coef) @ W.T
+        form = gamma(len(act) + 2) * weight
     lam, _ = lmax_upper((M + M.T) / 2, form)
     v = k * rho + lam + float(np.sum(tau)) + tau_out + ferr
     return safe(v + gamma(4) * abs(v))
@@ -230,12 +247,9 @@ def _frank_wolfe(S: _Sample, X, iters, k, F, asq, ferr, deadline):
     psi, y = S.primal(X)
     t = 0.5
     it = 0
-    r = S.r
     for it in range(1, iters + 1):  # noqa: B007 (the count is returned)
         best = min(best, dual_value(F, asq, S.rho, k, S.act, y, ferr))
-        G = S.gram(y)
-        u = scipy.linalg.eigh((G + G.T) / 2, subset_by_index=[r - 1, r - 1], check_finite=False)[1][:, 0]
-        B, ub = X.extend(u)
+        B, ub = X.extend(S.direction(y))
         ft = S.primal(X.toward(B, ub, t))
         if ft[0] > psi:
             while t < 1.0:

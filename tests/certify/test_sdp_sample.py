@@ -1,6 +1,7 @@
 """The sample-space SDP's low-rank iterate against the dense spectraplex point it stands for."""
 
 import numpy as np
+import pytest
 
 from certpca.certify import sdp_sample as sdp
 
@@ -39,3 +40,19 @@ def test_low_rank_iterate_gives_the_dense_primal():
         assert abs(psi - psi_ref) <= 1e-10 * psi_ref
         np.testing.assert_allclose(np.abs(np.sum(y * y_ref, axis=0)), 1.0, atol=1e-8)  # same unit directions
     assert X.B.shape[1] == r
+
+
+def test_direction_is_the_top_eigenvector_of_the_sum_of_the_y_i():
+    rng = np.random.default_rng(22)
+    for r, d in ((12, 8), (6, 40)):  # fewer active features than rows (the smaller side), and more
+        F = rng.standard_normal((r, d)) * rng.uniform(0.5, 2.0, d)
+        asq = np.einsum("ij,ij->j", F, F)
+        S = sdp._Sample(F, asq, 0.2 * float(asq.min()))
+        _, y = S.primal(sdp._Iterate.start(r))
+        s = np.sum(S.Fa * y, axis=0)
+        gap = s * s - S.rho
+        ok = gap > 0
+        W = S.Fa[:, ok] * s[ok] - S.rho * y[:, ok]
+        vals, vecs = np.linalg.eigh((W / gap[ok]) @ W.T)
+        assert vals[-1] - vals[-2] > 1e-6 * vals[-1]  # a unique top eigenvector
+        assert abs(S.direction(y) @ vecs[:, -1]) == pytest.approx(1.0, abs=1e-10)
