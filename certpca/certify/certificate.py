@@ -201,6 +201,7 @@ def certify_vector(
     budget: float | None = None,
     tol: float = 1e-6,
     stop_when_optimal: bool | None = None,
+    reuse: dict[str, Bound] | None = None,
 ) -> Certificate:
     """Certify a feasible vector w: its value, the best upper bound on OPT, the gap.
 
@@ -220,6 +221,9 @@ def certify_vector(
     tol : float — ``optimal`` when (upper − value)/upper ≤ tol.
     stop_when_optimal : bool — stop computing once optimal (default: only for the
         default bound list).
+    reuse : {name: Bound}, optional — bounds already computed for this problem and k
+        (for w ≥ 0 only a ``sign_free`` bound of the plain problem): used as they
+        are instead of being computed again, in their place in the list.
 
     Bounds are computed on :func:`rescaled` and mapped back; a non-finite bound is
     skipped with its reason.  The lower bound is the vector's value or the value
@@ -250,6 +254,12 @@ def certify_vector(
         spec = REGISTRY[name]
         if spec.nonneg_only and not nonneg:
             skipped[name] = "applies to nonnegative problems only"
+            continue
+        if reuse and name in reuse:  # costs nothing: used even when the budget is spent
+            b = reuse[name]
+            done.append(b)
+            upper = min(upper, b.value)
+            lower = max(lower, _feasible_on_original(problem, b, k, nonneg))
             continue
         left = None if budget is None else budget - (time.perf_counter() - t0)
         if left is not None and done and left <= 0:

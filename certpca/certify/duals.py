@@ -75,7 +75,8 @@ PATTERN_PROVED_RTOL = 1e-6
 def _shrunk_gram(problem, rho: float, s: float, C=None, err_C: float = 0.0) -> tuple[float, float]:
     """λmax upper bound of D^½(C+sI)D^½ with D = diag((1 − ρ/(C_ii+s))₊), and its margin.
 
-    In sample space (F D Fᵀ, r × r) for factor problems.
+    For factor problems in sample space (F D Fᵀ, r × r) or, when fewer features are kept
+    than F has rows, on the kept features (D^½ FᵀF D^½), whichever is smaller.
     """
     dg = problem.diag + s
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -83,8 +84,15 @@ def _shrunk_gram(problem, rho: float, s: float, C=None, err_C: float = 0.0) -> t
     if problem.uses_factor and C is None:
         F = problem.factor()
         keep = dvec > 0
-        if not np.any(keep):
+        n_keep = int(keep.sum())
+        if n_keep == 0:
             return 0.0, 0.0
+        weight = float(np.sum(dvec[keep] * problem.diag[keep]))  # Σ d_i‖a_i‖² ≥ ‖|D^½||Fᵀ||F||D^½|‖_F
+        if n_keep < F.shape[0]:
+            # the smaller Gram D^½FᵀFD^½ (features kept) has the same nonzero eigenvalues as FDFᵀ;
+            # entry error: r roundings of the inner product, the square root and the two scalings
+            Fs = F[:, keep] * np.sqrt(dvec[keep])
+            return lmax_upper(Fs.T @ Fs, gamma(F.shape[0] + 4) * weight)
         M = np.zeros((F.shape[0], F.shape[0]))
         for b in _blocks(*F.shape):
             kb = keep[b]
@@ -92,8 +100,7 @@ def _shrunk_gram(problem, rho: float, s: float, C=None, err_C: float = 0.0) -> t
                 Fk = F[:, b][:, kb]
                 M += (Fk * dvec[b][kb]) @ Fk.T
         # a sum of n terms has error ≤ γ_{n−1}·Σ|terms| in any order, so summing by blocks keeps the bound
-        form = gamma(int(keep.sum()) + 2) * float(np.sum(dvec[keep] * problem.diag[keep]))
-        return lmax_upper(M, form)
+        return lmax_upper(M, gamma(n_keep + 2) * weight)
     keep = dvec > 0
     if not np.any(keep):
         return 0.0, 0.0
@@ -129,11 +136,11 @@ def dabe_bound(
     (JMLR 2008, Y_i = (B_i)₊), equal when ≥ k features have C_ii ≥ ρ.
     Features with C_ii ≤ ρ drop out.  ρ is searched on [0, max C_ii]
     (grid + golden section); every ρ gives a valid bound.
-    Computed in sample space (r × r) when C is factored, else on the dense C
-    (shifted by s ≥ −λmin to be PSD).  The search stops after ``time_limit``
-    seconds (checked between evaluations), keeping the best ρ so far.
+    Computed on the smaller of F D Fᵀ (r × r, summed by column blocks) and D^½FᵀFD^½ (kept features)
+    when C is factored, else on the dense C (shifted by s ≥ −λmin to be PSD).  The search stops after
+    ``time_limit`` seconds (checked between evaluations), keeping the best ρ so far.
     Validity: λ̂max + Weyl margin 8·n·eps·‖M‖_F + forming error
-    (γ·Σ d_i C_ii for F D Fᵀ; 4·eps·‖M‖_F dense) + rel 1e-10.
+    (γ·Σ d_i C_ii for F D Fᵀ, γ_{r+4}·Σ d_i C_ii for D^½FᵀFD^½; 4·eps·‖M‖_F dense) + rel 1e-10.
     """
     k = check_k(problem, k)
     s = psd_shift(problem)
@@ -164,6 +171,7 @@ DABE_SPEC = BoundSpec(
     COST_SEARCH,
     time_option="time_limit",
     estimate=sample_space_seconds,
+    sign_free=True,
     description="d'Aspremont–Bach–El Ghaoui / Li–Xie diagonal shrink: λmax(D^½CD^½) + top_k(min(C_ii, ρ))",
     reference=DABE + " (§§4–6, the dual bound kρ + λmax(Σ(B_i)₊)); tightened by the per-feature "
     "shrinkage of " + LI_XIE + " (eq. 13).",
@@ -224,6 +232,7 @@ DSPCA_SPEC = BoundSpec(
     "dspca",
     dspca_dual_bound,
     COST_SEARCH,
+    sign_free=True,
     max_dim=DUAL_MAX_DIM,
     description="DSPCA dual λmax(C + U) + k·max|U_ij| at U = −clip(C, ±ρ) (soft threshold)",
     reference=DSPCA + " (the dual of the semidefinite relaxation).",

@@ -78,6 +78,9 @@ class BoundSpec:
         ``estimate(problem, k) -> seconds`` of the part of ``func`` no time limit
         can interrupt (all of it without a ``time_option``): a certificate skips
         the bound when this exceeds what is left of its budget.  None: negligible.
+    sign_free : bool
+        ``func`` ignores ``nonneg``: the bound of the plain problem is the same
+        number for w ≥ 0, so it may be computed once and used for both.
     """
 
     name: str
@@ -90,6 +93,7 @@ class BoundSpec:
     time_option: str | None = None
     default_when: Callable | None = None
     estimate: Callable | None = None
+    sign_free: bool = False
 
     def cite(self) -> str:
         """The full reference text for a report's bibliography (as ``Solver.cite``)."""

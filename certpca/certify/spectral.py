@@ -66,6 +66,7 @@ LAMBDA1 = BoundSpec(
     lambda1_bound,
     COST_EIGEN,
     estimate=sample_space_seconds,  # the r × r Gram (or a dense eigh): 10 s at 100 × 10⁶, not interruptible
+    sign_free=True,
     description="largest eigenvalue λmax(C)",
     reference="Elementary: wᵀCw ≤ λmax(C) for every unit w (Rayleigh–Ritz theorem; " + HORN_JOHNSON + " §4.2).",
 )
@@ -96,6 +97,7 @@ TRACE = BoundSpec(
     "trace",
     trace_bound,
     COST_LINEAR,
+    sign_free=True,
     description="sum of the k largest variances C_ii",
     reference="Elementary: for PSD C and |S| ≤ k, λmax(C_SS) ≤ tr C_SS ≤ sum of the k largest C_ii "
     "(the eigenvalues of a PSD matrix are nonnegative and add up to its trace; " + HORN_JOHNSON + " §1.2).",

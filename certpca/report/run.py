@@ -46,6 +46,7 @@ from certpca.paths import fit_path
 from certpca.problem import Problem
 from certpca.report.genes import GENE_REFS, gene_selection_run
 from certpca.report.options import (
+    CERTIFY_BUDGET,
     DEFAULT_METHODS,
     DEFAULT_PATH,
     GENE_SIZES,
@@ -270,8 +271,17 @@ def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> Fitted:
             if plan.head_bounds is None
             else applicable(plan.head_bounds, problem, nonneg)
         )
-        shared = certify_vector(problem, best.components[0].weights, plan.k, nonneg, bounds=names)
-        later = certify_components(best, bounds=names, start=1) if plan.components > 1 else []
+        # a sign-free bound of the plain problem is the same number for w >= 0: computed once
+        reuse = (
+            {b.name: b for b in out.shared[False].bounds if BOUNDS[b.name].sign_free}
+            if nonneg and False in out.shared
+            else None
+        )
+        shared = certify_vector(
+            problem, best.components[0].weights, plan.k, nonneg, bounds=names, budget=plan.budget, reuse=reuse
+        )
+        later = certify_components(best, bounds=names, budget=plan.budget, start=1) if plan.components > 1 else []
+        out.notes += _budget_notes(shared, [n for n in names if n not in (reuse or {})], plan.budget, nonneg)
         later_dicts = [None if c is None else c.to_dict() for c in later]
         out.bounds[nonneg] = names
         out.shared[nonneg] = shared
@@ -290,6 +300,25 @@ def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> Fitted:
                 )
             )
     return out
+
+
+def _budget_notes(cert: Certificate, names: list[str], budget: float | None, nonneg: bool) -> list[str]:
+    """What the certificate's time budget cut: bounds not started, and time-limited bounds stopped early
+    (of ``names``, the bounds the certificate computed itself)."""
+    if budget is None:
+        return []
+    what = f"certificate at k{_suffix(nonneg, ' (nonnegative)')}"
+    cut = sorted(n for n, why in cert.skipped.items() if why.startswith("time budget"))
+    timed = [b.name for b in cert.bounds if BOUNDS[b.name].time_option and b.name in names]
+    notes = []
+    if cut:
+        notes.append(f"{what}: {', '.join(cut)} not computed, the budget of {budget:g} s was spent (--budget)")
+    if timed:
+        notes.append(
+            f"{what}: {', '.join(timed)} had what was left of the budget of {budget:g} s and may stop "
+            "before converging; a larger --budget can tighten the bound"
+        )
+    return notes
 
 
 def sample_scores(ds: Dataset, problem: Problem, fits: list[MethodFit]) -> list[Scores]:
@@ -424,6 +453,7 @@ def compute_run(
     gene_sizes: Sequence[int] = GENE_SIZES,
     gene_k: int | None = None,
     n_init: int = N_INIT,
+    budget: float | None = CERTIFY_BUDGET,
     command: str = "",
     progress: bool | None = None,
 ) -> Run:
@@ -443,6 +473,7 @@ def compute_run(
         gene_sizes=gene_sizes,
         gene_k=gene_k,
         n_init=n_init,
+        budget=budget,
         command=command,
     )
     problem = ds.problem()
