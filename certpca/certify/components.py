@@ -31,7 +31,8 @@ def solved_problems(fit: Fit) -> list[tuple[Problem, np.ndarray]]:
     disjoint = fit.options.get("deflation") == "disjoint"
     out: list[tuple[Problem, np.ndarray]] = []
     current, free = problem, np.arange(problem.dim)
-    for comp in fit.components:
+    last = len(fit.components) - 1
+    for i, comp in enumerate(fit.components):
         w = comp.weights
         if disjoint:
             out.append((problem.subset(free), free))
@@ -39,7 +40,7 @@ def solved_problems(fit: Fit) -> list[tuple[Problem, np.ndarray]]:
         else:
             out.append((current, np.arange(problem.dim)))
             norm = np.linalg.norm(w)
-            if norm > 0:
+            if norm > 0 and i < last:  # a deflated factor costs two copies of it: only when another follows
                 current = current.deflate(w / norm)
     return out
 
