@@ -149,3 +149,25 @@ def test_summary_tables_every_bound_tightest_first_in_text_html_and_latex(prob):
     assert r"\%" in latex and "% " not in latex.replace(r"\%", "")  # a bare % would comment out the row
     html = s.as_html()
     assert html.count("<tr>") == len(values) and "&lt;= OPT &lt;=" in html
+
+
+def test_time_limit_caps_a_time_limited_bound_without_a_budget(monkeypatch):
+    import dataclasses
+
+    import certpca.certify.certificate as cc
+
+    P = Problem(factor=np.random.default_rng(31).standard_normal((8, 40)))
+    w = np.r_[np.ones(3), np.zeros(37)]
+    spec = cc.REGISTRY["dabe_sdp"]
+    seen: dict = {}
+
+    def spy(problem, k, nonneg=False, **kw):
+        seen.update(kw)
+        return spec.func(problem, k, nonneg, **kw)
+
+    monkeypatch.setitem(cc.REGISTRY, "dabe_sdp", dataclasses.replace(spec, func=spy))
+    c = certify_vector(P, w, 3, bounds="lambda1,dabe_sdp", time_limit=0.5)
+    assert seen == {"time_limit": 0.5} and c.skipped == {}  # no budget: the limit as given, nothing skipped
+    seen.clear()
+    certify_vector(P, w, 3, bounds="lambda1,dabe_sdp", time_limit=30.0, budget=2.0)
+    assert 0 < seen["time_limit"] <= 0.85 * 2.0  # at most what the budget leaves
