@@ -67,7 +67,7 @@ def add_commands(sub, data_options) -> None:
         type=float,
         default=SDP_TIME,
         metavar="SECONDS",
-        help="seconds for each time-limited bound of the certificates at k, the sample-space SDP dabe_sdp "
+        help="time limit in seconds of the sample-space SDP bound dabe_sdp in the certificates at k "
         f"(default {SDP_TIME:g}; it keeps its best bound so far)",
     )
     rep.add_argument(

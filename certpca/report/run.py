@@ -51,6 +51,7 @@ from certpca.report.options import (
     GENE_SIZES,
     N_INIT,
     PATH_BOUNDS,
+    SDP_BOUND,
     SDP_TIME,
     Plan,
     applicable,
@@ -278,7 +279,13 @@ def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> Fitted:
             else None
         )
         shared = certify_vector(
-            problem, best.components[0].weights, plan.k, nonneg, bounds=names, time_limit=plan.time_limit, reuse=reuse
+            problem,
+            best.components[0].weights,
+            plan.k,
+            nonneg,
+            bounds=names,
+            time_limits=_time_limits(plan),
+            reuse=reuse,
         )
         later = certify_components(best, bounds=names, start=1) if plan.components > 1 else []
         out.notes += _time_notes(shared, [n for n in names if n not in (reuse or {})], plan.time_limit, nonneg)
@@ -302,10 +309,16 @@ def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> Fitted:
     return out
 
 
+def _time_limits(plan: Plan) -> dict[str, float]:
+    """The report's time limit, for the sample-space SDP only: the exact search of small problems keeps
+    its own cap (it decides "proven optimal")."""
+    return {} if plan.time_limit is None else {SDP_BOUND: plan.time_limit}
+
+
 def _time_notes(cert: Certificate, names: list[str], time_limit: float | None, nonneg: bool) -> list[str]:
-    """The time-limited bounds of ``names`` (those the certificate computed itself) that may have stopped
-    at ``time_limit`` before converging."""
-    timed = [b.name for b in cert.bounds if BOUNDS[b.name].time_option and b.name in names]
+    """A note when the certificate computed the sample-space SDP itself (``names``): it may have
+    stopped at ``time_limit`` before converging."""
+    timed = [b.name for b in cert.bounds if b.name == SDP_BOUND and b.name in names]
     if time_limit is None or not timed:
         return []
     return [

@@ -151,7 +151,7 @@ def test_summary_tables_every_bound_tightest_first_in_text_html_and_latex(prob):
     assert html.count("<tr>") == len(values) and "&lt;= OPT &lt;=" in html
 
 
-def test_time_limit_caps_a_time_limited_bound_without_a_budget(monkeypatch):
+def test_time_limits_cap_a_named_time_limited_bound_without_a_budget(monkeypatch):
     import dataclasses
 
     import certpca.certify.certificate as cc
@@ -166,8 +166,8 @@ def test_time_limit_caps_a_time_limited_bound_without_a_budget(monkeypatch):
         return spec.func(problem, k, nonneg, **kw)
 
     monkeypatch.setitem(cc.REGISTRY, "dabe_sdp", dataclasses.replace(spec, func=spy))
-    c = certify_vector(P, w, 3, bounds="lambda1,dabe_sdp", time_limit=0.5)
+    c = certify_vector(P, w, 3, bounds="lambda1,dabe_sdp", time_limits={"dabe_sdp": 0.5})
     assert seen == {"time_limit": 0.5} and c.skipped == {}  # no budget: the limit as given, nothing skipped
     seen.clear()
-    certify_vector(P, w, 3, bounds="lambda1,dabe_sdp", time_limit=30.0, budget=2.0)
+    certify_vector(P, w, 3, bounds="lambda1,dabe_sdp", time_limits={"dabe_sdp": 30.0}, budget=2.0)
     assert 0 < seen["time_limit"] <= 0.85 * 2.0  # at most what the budget leaves
