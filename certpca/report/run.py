@@ -287,7 +287,11 @@ def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> Fitted:
             time_limits=_time_limits(plan),
             reuse=reuse,
         )
-        later = certify_components(best, bounds=names, start=1) if plan.components > 1 else []
+        later = (
+            certify_components(best, bounds=names, start=1, time_limits=_time_limits(plan))
+            if plan.components > 1
+            else []
+        )
         out.notes += _time_notes(shared, [n for n in names if n not in (reuse or {})], plan.time_limit, nonneg)
         later_dicts = [None if c is None else c.to_dict() for c in later]
         out.bounds[nonneg] = names
