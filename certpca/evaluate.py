@@ -292,7 +292,7 @@ def ce_scores(X, *, chunk: int = 4096) -> np.ndarray:
     Gram matrix, ``UΛUᵀ``: with N samples and D features, if N ≤ D removing
     feature ``x_i`` is the rank-one downdate ``XXᵀ − x_i x_iᵀ``, whose
     eigenvalues are the roots of ``1 − Σ_k z_k²/(λ_k − μ) = 0`` with
-    ``z = Uᵀx_i`` (Golub 1973, eq. 5.3; Bunch, Nielsen & Sorensen 1978);
+    ``z = Uᵀx_i`` (Golub 1973; Bunch, Nielsen & Sorensen 1978);
     otherwise it deletes row and column i of ``XᵀX``, whose eigenvalues are
     the roots of ``Σ_k U_ik²/(λ_k − μ) = 0``.  Both are solved in
     :mod:`certpca._secular`, O(min(N, D)²) per feature instead of an
