@@ -3,7 +3,7 @@
 For Λ = diag(λ) (λ ascending) and weights w_k = z_k² ≥ 0, the eigenvalues μ of
 
 * the downdate Λ − zzᵀ are the roots of f(μ) = 1 − Σ_k w_k / (λ_k − μ)
-  (Golub 1973, eq. 5.3; Bunch, Nielsen & Sorensen 1978, Theorem 1), one in
+  (the secular equation of Golub 1973 and Bunch, Nielsen & Sorensen 1978), one in
   each interval (λ_{k−1}, λ_k) and one in (λ_1 − Σw, λ_1);
 * the compression of Λ to z⊥ (deleting row and column j of A = UΛUᵀ, with
   z the j-th row of U) are the roots of Σ_k w_k / (λ_k − μ) = 0 (the (j, j)
@@ -12,11 +12,12 @@ For Λ = diag(λ) (λ ascending) and weights w_k = z_k² ≥ 0, the eigenvalues 
 
 Both are solved as in LAPACK's dlaed2/dlaed4: deflation first (a weight too
 small to move any eigenvalue by more than ``tol``, or two poles closer than
-``tol`` after the rotation that zeroes one weight, Bunch et al. §3), then in
-each interval the root of f from the end it is nearer to (Li's shifted
-origin), by the osculatory two-pole rational model of Bunch et al. (1978,
-§4) with bisection whenever a step leaves the bracket.  The roots are
-accurate to a few ulps of max|λ|, as eigvalsh's are.
+``tol`` after the rotation that zeroes one weight, as Bunch et al. deflate),
+then in each interval the root of f from the end it is nearer to (Li's
+shifted origin), by a rational model with one pole at each end of the
+interval osculating f (in the manner of Bunch et al.'s rational iteration),
+with bisection whenever a step leaves the bracket.  The roots are accurate
+to a small multiple of n·eps·max|λ|, as eigvalsh's are (tests/test_secular.py).
 
 Kept apart so that numba (about 0.2 s to import) loads only when it is used;
 the compiled functions are cached on disk (``cache=True``).
@@ -62,7 +63,7 @@ def _evaluate(poles, weights, m, j, origin, tau):
 
 @njit(cache=True)
 def _model_step(rinv, psi, dpsi, phi, dphi, da, db, tau, has_below):
-    """The zero in (da, db) of the two-pole model osculating ψ at pole da and φ at pole db (BNS §4)."""
+    """The zero in (da, db) of the two-pole model osculating ψ at pole da and φ at pole db."""
     s2 = dphi * (db - tau) ** 2
     c = rinv - (phi - dphi * (db - tau))
     if not has_below:  # no pole below: c − s2/(db − x) = 0

@@ -136,7 +136,11 @@ def _jaccard_of_codes(a: np.ndarray, b: np.ndarray) -> float:
 
 
 # ------------------------------------------------------------------ k-means
-def kmeans(X, n_clusters: int, *, rng: np.random.Generator, max_iter: int = 300):
+#: Lloyd iterations before k-means stops with a ConvergenceWarning
+KMEANS_MAX_ITER = 300
+
+
+def kmeans(X, n_clusters: int, *, rng: np.random.Generator, max_iter: int = KMEANS_MAX_ITER):
     """One run of Lloyd's k-means from ``n_clusters`` distinct random data points.
 
     Runs until no assignment changes (or ``max_iter``, with a
@@ -152,23 +156,12 @@ def kmeans(X, n_clusters: int, *, rng: np.random.Generator, max_iter: int = 300)
     (``iter``) rather than to convergence, and leaves empty clusters where
     they were.
     """
-    from certpca._lloyd import assign_and_update  # late: numba loads only for k-means
-
     X = np.asarray(X, dtype=float)
     n = X.shape[0]
     if not 1 <= n_clusters <= n:
         raise InputError(f"n_clusters must be between 1 and the number of samples ({n}); got {n_clusters}")
-    mu = X.mean(axis=0)
-    X = X - mu  # translation-invariant; keeps the squared-norm expansion accurate
-    xx = np.einsum("ij,ij->i", X, X)
-    centroids = X[rng.choice(n, size=n_clusters, replace=False)].copy()
-    labels = np.empty(n, dtype=np.int64)
-    for n_iter in range(1, max_iter + 1):  # noqa: B007 (the count is returned after the loop)
-        cc = np.einsum("ij,ij->i", centroids, centroids)
-        if assign_and_update(xx, X @ centroids.T, cc, X, labels, centroids, n_iter == 1):
-            break
-    else:
-        warnings.warn(f"k-means did not converge in {max_iter} iterations", ConvergenceWarning, stacklevel=2)
+    X, mu, xx = _centred(X)
+    labels, centroids, n_iter = _lloyd(X, xx, n_clusters, rng, max_iter)
     d2 = np.maximum(
         xx
         - 2.0 * np.einsum("ij,ij->i", X, centroids[labels])
@@ -176,6 +169,29 @@ def kmeans(X, n_clusters: int, *, rng: np.random.Generator, max_iter: int = 300)
         0.0,
     )
     return labels, centroids + mu, float(d2.sum()), n_iter
+
+
+def _centred(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(X − mean, the mean, squared row norms): k-means is translation-invariant, and centring keeps
+    the squared-norm expansion of the distances accurate."""
+    mu = X.mean(axis=0)
+    X = X - mu
+    return X, mu, np.einsum("ij,ij->i", X, X)
+
+
+def _lloyd(X: np.ndarray, xx: np.ndarray, n_clusters: int, rng, max_iter: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Lloyd's iterations of :func:`kmeans` on centred ``X``: (labels, centroids, iterations)."""
+    from certpca._lloyd import assign_and_update  # late: numba loads only for k-means
+
+    centroids = X[rng.choice(X.shape[0], size=n_clusters, replace=False)].copy()
+    labels = np.empty(X.shape[0], dtype=np.int64)
+    for n_iter in range(1, max_iter + 1):  # noqa: B007 (the count is returned after the loop)
+        cc = np.einsum("ij,ij->i", centroids, centroids)
+        if assign_and_update(xx, X @ centroids.T, cc, X, labels, centroids, n_iter == 1):
+            break
+    else:
+        warnings.warn(f"k-means did not converge in {max_iter} iterations", ConvergenceWarning, stacklevel=3)
+    return labels, centroids, n_iter
 
 
 def kmeans_jaccard(X, labels, n_clusters: int | None = None, n_init: int = 100, seed: int = 0) -> np.ndarray:
@@ -209,11 +225,13 @@ def kmeans_jaccard(X, labels, n_clusters: int | None = None, n_init: int = 100, 
     k = int(truth.max() + 1) if n_clusters is None else int(n_clusters)
     if n_init < 1:
         raise InputError(f"n_init must be at least 1; got {n_init}")
-    X = _isometric(X)
+    if not 1 <= k <= X.shape[0]:
+        raise InputError(f"n_clusters must be between 1 and the number of samples ({X.shape[0]}); got {k}")
+    X, _, xx = _centred(_isometric(X))  # once for all runs: what kmeans() would do in each
     scores = np.empty(n_init)
     with _one_thread():
         for r, child in enumerate(np.random.SeedSequence(seed).spawn(n_init)):
-            pred, *_ = kmeans(X, k, rng=np.random.default_rng(child))
+            pred, _, _ = _lloyd(X, xx, k, np.random.default_rng(child), KMEANS_MAX_ITER)
             scores[r] = _jaccard_of_codes(truth, pred)  # pred: cluster indices 0..k-1, already codes
     return scores
 
@@ -274,7 +292,7 @@ def ce_scores(X, *, chunk: int = 4096) -> np.ndarray:
     Gram matrix, ``UΛUᵀ``: with N samples and D features, if N ≤ D removing
     feature ``x_i`` is the rank-one downdate ``XXᵀ − x_i x_iᵀ``, whose
     eigenvalues are the roots of ``1 − Σ_k z_k²/(λ_k − μ) = 0`` with
-    ``z = Uᵀx_i`` (Golub 1973, eq. 5.3; Bunch, Nielsen & Sorensen 1978);
+    ``z = Uᵀx_i`` (Golub 1973; Bunch, Nielsen & Sorensen 1978);
     otherwise it deletes row and column i of ``XᵀX``, whose eigenvalues are
     the roots of ``Σ_k U_ik²/(λ_k − μ) = 0``.  Both are solved in
     :mod:`certpca._secular`, O(min(N, D)²) per feature instead of an

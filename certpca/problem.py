@@ -185,6 +185,12 @@ class Problem:
         return (vecs[:, keep] * np.sqrt(vals[keep])).T
 
     @cached_property
+    def memo(self) -> dict:
+        """Values derived from C alone that bounds reuse across k (keys name the bound), e.g. dabe's
+        λmax of the shrunk Gram at each ρ of its grid, the same grid for every k of a path."""
+        return {}
+
+    @cached_property
     def _sparse_densified(self) -> np.ndarray:
         """The sparse factor as one dense array, formed once (bounds ask for it hundreds of times)."""
         if self._S.dense_bytes > FACTOR_BYTES:

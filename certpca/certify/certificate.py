@@ -208,6 +208,7 @@ def certify_vector(
     tol: float = 1e-6,
     stop_when_optimal: bool | None = None,
     reuse: dict[str, Bound] | None = None,
+    time_limits: dict[str, float] | None = None,
 ) -> Certificate:
     """Certify a feasible vector w: its value, the best upper bound on OPT, the gap.
 
@@ -230,6 +231,9 @@ def certify_vector(
     reuse : {name: Bound}, optional — bounds already computed for this problem and k
         (for w ≥ 0 only a ``sign_free`` bound of the plain problem): used as they
         are instead of being computed again, in their place in the list.
+    time_limits : {name: seconds}, optional — time limits of named bounds with a time
+        option (at most what the budget leaves them); the others get their share of the
+        budget, or their own default.
 
     Bounds are computed on :func:`rescaled` and mapped back; a non-finite bound is
     skipped with its reason.  The lower bound is the vector's value or the value
@@ -240,6 +244,7 @@ def certify_vector(
     w, k = _validate(problem, w, k, nonneg)
     if budget is not None:
         budget = check_float(budget, "budget", low=0.0)
+    time_limits = {n: check_float(t, "time_limits", low=0.0) for n, t in (time_limits or {}).items()}
     tol = check_float(tol, "tol", low=0.0)
     explicit = bounds is not None
     names = parse_bounds(bounds) if explicit else default_bounds(problem, nonneg)
@@ -282,9 +287,10 @@ def certify_vector(
                 )
                 continue
             kw: dict[str, object] = {"support": np.flatnonzero(w)} if name == "pattern" else {}
-            if spec.time_option is not None and left is not None:
+            if spec.time_option is not None and (left is not None or name in time_limits):
                 # a time limit is checked between iterations: leave room for the last one
-                kw[spec.time_option] = max(TIME_OPTION_SHARE * left, 0.0)
+                share = np.inf if left is None else max(TIME_OPTION_SHARE * left, 0.0)
+                kw[spec.time_option] = min(share, time_limits.get(name, np.inf))
             try:
                 b = _scale_back(spec.func(scaled, k, nonneg, **kw), e, sub)
             except (NotApplicable, TooLarge) as exc:

@@ -46,12 +46,18 @@ def solved_problems(fit: Fit) -> list[tuple[Problem, np.ndarray]]:
 
 
 def certify_components(
-    fit: Fit, *, bounds=None, budget: float | None = None, tol: float = 1e-6, start: int = 0
+    fit: Fit,
+    *,
+    bounds=None,
+    budget: float | None = None,
+    tol: float = 1e-6,
+    start: int = 0,
+    time_limits: dict[str, float] | None = None,
 ) -> list[Certificate | None]:
     """One certificate per component (None for a component with no nonzero loading), each from
     :func:`~certpca.certify.certify_vector` on the problem it solved (:func:`solved_problems`).
 
-    ``bounds``, ``budget`` and ``tol`` as for ``certify_vector``; k is the fit's k, capped by
+    ``bounds``, ``budget``, ``tol`` and ``time_limits`` as for ``certify_vector``; k is the fit's k, capped by
     the features left.  ``start`` skips the first components (whose certificates the caller
     already holds); the list then begins with component ``start`` + 1.
     """
@@ -64,7 +70,9 @@ def certify_components(
             certificates.append(None)
             continue
         certificates.append(
-            certify_vector(problem, w, min(k, problem.dim), nonneg, bounds=bounds, budget=budget, tol=tol)
+            certify_vector(
+                problem, w, min(k, problem.dim), nonneg, bounds=bounds, budget=budget, tol=tol, time_limits=time_limits
+            )
         )
     return certificates
 

@@ -147,8 +147,12 @@ def dabe_bound(
     C, err_C = (None, 0.0) if problem.uses_factor else dense_matrix(problem, limit)
     dg = problem.diag + s
 
+    memo = problem.memo.setdefault("dabe", {})  # λmax at ρ does not depend on k
+
     def f(rho):
-        lam, _ = _shrunk_gram(problem, rho, s, C, err_C)
+        if rho not in memo:
+            memo[rho] = _shrunk_gram(problem, rho, s, C, err_C)[0]
+        lam = memo[rho]
         v = lam + topk_sum(np.minimum(dg, rho), k) - s
         return safe(v + gamma(k + 2) * (abs(lam) + k * rho + s))
 
@@ -158,7 +162,7 @@ def dabe_bound(
     return Bound(
         best,
         "dabe",
-        {"rho": rho, "active_features": n_active, "shift": s, "space": "sample" if problem.uses_factor else "feature"},
+        {"rho": rho, "active_features": n_active, "shift": s, "space": "factor" if problem.uses_factor else "dense"},
         0.0,
         "Li–Xie/dABE diagonal-shrink bound at the best searched ρ; λ̂max + Weyl margin "
         "8·n·eps·‖M‖_F + forming error + rel 1e-10",

@@ -46,12 +46,13 @@ from certpca.paths import fit_path
 from certpca.problem import Problem
 from certpca.report.genes import GENE_REFS, gene_selection_run
 from certpca.report.options import (
-    CERTIFY_BUDGET,
     DEFAULT_METHODS,
     DEFAULT_PATH,
     GENE_SIZES,
     N_INIT,
     PATH_BOUNDS,
+    SDP_BOUND,
+    SDP_TIME,
     Plan,
     applicable,
     choose_methods,
@@ -278,10 +279,20 @@ def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> Fitted:
             else None
         )
         shared = certify_vector(
-            problem, best.components[0].weights, plan.k, nonneg, bounds=names, budget=plan.budget, reuse=reuse
+            problem,
+            best.components[0].weights,
+            plan.k,
+            nonneg,
+            bounds=names,
+            time_limits=_time_limits(plan),
+            reuse=reuse,
         )
-        later = certify_components(best, bounds=names, budget=plan.budget, start=1) if plan.components > 1 else []
-        out.notes += _budget_notes(shared, [n for n in names if n not in (reuse or {})], plan.budget, nonneg)
+        later = (
+            certify_components(best, bounds=names, start=1, time_limits=_time_limits(plan))
+            if plan.components > 1
+            else []
+        )
+        out.notes += _time_notes(shared, [n for n in names if n not in (reuse or {})], plan.time_limit, nonneg)
         later_dicts = [None if c is None else c.to_dict() for c in later]
         out.bounds[nonneg] = names
         out.shared[nonneg] = shared
@@ -302,23 +313,23 @@ def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> Fitted:
     return out
 
 
-def _budget_notes(cert: Certificate, names: list[str], budget: float | None, nonneg: bool) -> list[str]:
-    """What the certificate's time budget cut: bounds not started, and time-limited bounds stopped early
-    (of ``names``, the bounds the certificate computed itself)."""
-    if budget is None:
+def _time_limits(plan: Plan) -> dict[str, float]:
+    """The report's time limit, for the sample-space SDP only: the exact search of small problems keeps
+    its own cap (it decides "proven optimal")."""
+    return {} if plan.time_limit is None else {SDP_BOUND: plan.time_limit}
+
+
+def _time_notes(cert: Certificate, names: list[str], time_limit: float | None, nonneg: bool) -> list[str]:
+    """A note when the certificate computed the sample-space SDP itself (``names``): it may have
+    stopped at ``time_limit`` before converging."""
+    timed = [b.name for b in cert.bounds if b.name == SDP_BOUND and b.name in names]
+    if time_limit is None or not timed:
         return []
-    what = f"certificate at k{_suffix(nonneg, ' (nonnegative)')}"
-    cut = sorted(n for n, why in cert.skipped.items() if why.startswith("time budget"))
-    timed = [b.name for b in cert.bounds if BOUNDS[b.name].time_option and b.name in names]
-    notes = []
-    if cut:
-        notes.append(f"{what}: {', '.join(cut)} not computed, the budget of {budget:g} s was spent (--budget)")
-    if timed:
-        notes.append(
-            f"{what}: {', '.join(timed)} had what was left of the budget of {budget:g} s and may stop "
-            "before converging; a larger --budget can tighten the bound"
-        )
-    return notes
+    return [
+        f"certificate at k{_suffix(nonneg, ' (nonnegative)')}: {', '.join(timed)} had a time limit of "
+        f"{time_limit:g} s (--time-limit) and may have stopped before converging; a larger limit can "
+        "tighten the bound"
+    ]
 
 
 def sample_scores(ds: Dataset, problem: Problem, fits: list[MethodFit]) -> list[Scores]:
@@ -453,7 +464,7 @@ def compute_run(
     gene_sizes: Sequence[int] = GENE_SIZES,
     gene_k: int | None = None,
     n_init: int = N_INIT,
-    budget: float | None = CERTIFY_BUDGET,
+    time_limit: float | None = SDP_TIME,
     command: str = "",
     progress: bool | None = None,
 ) -> Run:
@@ -473,7 +484,7 @@ def compute_run(
         gene_sizes=gene_sizes,
         gene_k=gene_k,
         n_init=n_init,
-        budget=budget,
+        time_limit=time_limit,
         command=command,
     )
     problem = ds.problem()

@@ -235,3 +235,25 @@ def test_at_d_1e5_every_default_bound_runs_in_the_budget_or_is_skipped_with_the_
         assert REGISTRY[name].estimate is not None
         assert "s without a pause, more than the" in c.skipped[name] and "of the 30 s budget" in c.skipped[name]
     assert all(b.value >= c.value for b in c.bounds)
+
+
+def test_time_limits_cap_a_named_time_limited_bound_without_a_budget(monkeypatch):
+    import dataclasses
+
+    import certpca.certify.certificate as cc
+
+    P = Problem(factor=np.random.default_rng(31).standard_normal((8, 40)))
+    w = np.r_[np.ones(3), np.zeros(37)]
+    spec = cc.REGISTRY["dabe_sdp"]
+    seen: dict = {}
+
+    def spy(problem, k, nonneg=False, **kw):
+        seen.update(kw)
+        return spec.func(problem, k, nonneg, **kw)
+
+    monkeypatch.setitem(cc.REGISTRY, "dabe_sdp", dataclasses.replace(spec, func=spy))
+    c = certify_vector(P, w, 3, bounds="lambda1,dabe_sdp", time_limits={"dabe_sdp": 0.5})
+    assert seen == {"time_limit": 0.5} and c.skipped == {}  # no budget: the limit as given, nothing skipped
+    seen.clear()
+    certify_vector(P, w, 3, bounds="lambda1,dabe_sdp", time_limits={"dabe_sdp": 30.0}, budget=2.0)
+    assert 0 < seen["time_limit"] <= 0.85 * 2.0  # at most what the budget leaves

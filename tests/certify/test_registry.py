@@ -111,3 +111,12 @@ def test_reused_bounds_enter_the_certificate_as_computed():
         fresh.winner,
         fresh.lower_bound,
     )
+
+
+def test_dabe_reuses_its_grid_across_k_without_changing_the_bound():
+    rng = np.random.default_rng(14)
+    F = rng.standard_normal((8, 40)) * rng.uniform(0.2, 2.0, 40)
+    shared = Problem(factor=F)
+    along = [REGISTRY["dabe"].func(shared, k, False).value for k in (2, 5, 9)]  # one problem, as on a path
+    assert len(shared.memo["dabe"]) < 3 * 32  # the 16 grid points are computed once
+    assert along == [REGISTRY["dabe"].func(Problem(factor=F), k, False).value for k in (2, 5, 9)]
