@@ -60,10 +60,11 @@ Selector = Callable[[Dataset, int], Sequence]
 
 
 def _one_thread():
-    """Run BLAS/LAPACK single-threaded inside: batches of tiny (72 × 72) problems.
+    """Run BLAS/LAPACK single-threaded inside: k-means' many small products.
 
-    Measured on 2 busy cores: 12582 leave-one-out eigvalsh took 71–134 s with
-    OpenBLAS threads and 9–11 s with one.
+    Measured on 2 busy cores: 12582 leave-one-out eigvalsh of 72 × 72 (the CE
+    ranking before :mod:`certpca._secular`) took 71–134 s with OpenBLAS
+    threads and 9–11 s with one.
     """
     return threadpool_limits(limits=1)
 
@@ -116,6 +117,11 @@ def pair_jaccard(labels_true, labels_pred) -> float:
         raise InputError(f"labels_true has {a.size} samples but labels_pred has {b.size}; give one label per sample")
     if a.size == 0:
         raise InputError("no samples to compare; give at least one label")
+    return _jaccard_of_codes(a, b)
+
+
+def _jaccard_of_codes(a: np.ndarray, b: np.ndarray) -> float:
+    """:func:`pair_jaccard` of two checked partitions given as integer codes 0..c-1 (any numbering)."""
     ca, cb = a.max() + 1, b.max() + 1
     table = np.bincount(a * cb + b, minlength=ca * cb).astype(np.int64)
 
@@ -130,11 +136,15 @@ def pair_jaccard(labels_true, labels_pred) -> float:
 
 
 # ------------------------------------------------------------------ k-means
-def kmeans(X, n_clusters: int, *, rng: np.random.Generator, max_iter: int = 300):
+#: Lloyd iterations before k-means stops with a ConvergenceWarning
+KMEANS_MAX_ITER = 300
+
+
+def kmeans(X, n_clusters: int, *, rng: np.random.Generator, max_iter: int = KMEANS_MAX_ITER):
     """One run of Lloyd's k-means from ``n_clusters`` distinct random data points.
 
     Runs until no assignment changes (or ``max_iter``, with a
-    :class:`ConvergenceWarning`).  A cluster that becomes empty is given the
+    :class:`ConvergenceWarning`), compiled (:mod:`certpca._lloyd`).  A cluster that becomes empty is given the
     point farthest from its own centroid (Matlab's ``EmptyAction='singleton'``,
     as Sigg & Buhmann used Matlab), taken from a cluster with more than one
     point; ties go to the lowest index, so a run is a deterministic function
@@ -150,22 +160,8 @@ def kmeans(X, n_clusters: int, *, rng: np.random.Generator, max_iter: int = 300)
     n = X.shape[0]
     if not 1 <= n_clusters <= n:
         raise InputError(f"n_clusters must be between 1 and the number of samples ({n}); got {n_clusters}")
-    mu = X.mean(axis=0)
-    X = X - mu  # translation-invariant; keeps the squared-norm expansion accurate
-    xx = np.einsum("ij,ij->i", X, X)
-    centroids = X[rng.choice(n, size=n_clusters, replace=False)].copy()
-    labels = None
-    for n_iter in range(1, max_iter + 1):  # noqa: B007 (the count is returned after the loop)
-        d2 = xx[:, None] - 2.0 * X @ centroids.T + np.einsum("ij,ij->i", centroids, centroids)[None, :]
-        new = np.argmin(d2, axis=1)
-        new = _fill_empty(new, d2, n_clusters)
-        if labels is not None and np.array_equal(new, labels):
-            break
-        labels = new
-        for j in range(n_clusters):
-            centroids[j] = X[labels == j].mean(axis=0)
-    else:
-        warnings.warn(f"k-means did not converge in {max_iter} iterations", ConvergenceWarning, stacklevel=2)
+    X, mu, xx = _centred(X)
+    labels, centroids, n_iter = _lloyd(X, xx, n_clusters, rng, max_iter)
     d2 = np.maximum(
         xx
         - 2.0 * np.einsum("ij,ij->i", X, centroids[labels])
@@ -175,20 +171,27 @@ def kmeans(X, n_clusters: int, *, rng: np.random.Generator, max_iter: int = 300)
     return labels, centroids + mu, float(d2.sum()), n_iter
 
 
-def _fill_empty(labels: np.ndarray, d2: np.ndarray, n_clusters: int) -> np.ndarray:
-    """Give each empty cluster the point farthest from its assigned centroid."""
-    counts = np.bincount(labels, minlength=n_clusters)
-    if counts.all():
-        return labels
-    labels = labels.copy()
-    own = d2[np.arange(labels.size), labels]
-    for j in np.flatnonzero(counts == 0):
-        movable = counts[labels] > 1
-        far = np.where(movable, own, -np.inf)
-        i = int(np.argmax(far))
-        counts[labels[i]] -= 1
-        labels[i], counts[j], own[i] = j, 1, -np.inf
-    return labels
+def _centred(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(X − mean, the mean, squared row norms): k-means is translation-invariant, and centring keeps
+    the squared-norm expansion of the distances accurate."""
+    mu = X.mean(axis=0)
+    X = X - mu
+    return X, mu, np.einsum("ij,ij->i", X, X)
+
+
+def _lloyd(X: np.ndarray, xx: np.ndarray, n_clusters: int, rng, max_iter: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Lloyd's iterations of :func:`kmeans` on centred ``X``: (labels, centroids, iterations)."""
+    from certpca._lloyd import assign_and_update  # late: numba loads only for k-means
+
+    centroids = X[rng.choice(X.shape[0], size=n_clusters, replace=False)].copy()
+    labels = np.empty(X.shape[0], dtype=np.int64)
+    for n_iter in range(1, max_iter + 1):  # noqa: B007 (the count is returned after the loop)
+        cc = np.einsum("ij,ij->i", centroids, centroids)
+        if assign_and_update(xx, X @ centroids.T, cc, X, labels, centroids, n_iter == 1):
+            break
+    else:
+        warnings.warn(f"k-means did not converge in {max_iter} iterations", ConvergenceWarning, stacklevel=3)
+    return labels, centroids, n_iter
 
 
 def kmeans_jaccard(X, labels, n_clusters: int | None = None, n_init: int = 100, seed: int = 0) -> np.ndarray:
@@ -222,12 +225,14 @@ def kmeans_jaccard(X, labels, n_clusters: int | None = None, n_init: int = 100, 
     k = int(truth.max() + 1) if n_clusters is None else int(n_clusters)
     if n_init < 1:
         raise InputError(f"n_init must be at least 1; got {n_init}")
-    X = _isometric(X)
+    if not 1 <= k <= X.shape[0]:
+        raise InputError(f"n_clusters must be between 1 and the number of samples ({X.shape[0]}); got {k}")
+    X, _, xx = _centred(_isometric(X))  # once for all runs: what kmeans() would do in each
     scores = np.empty(n_init)
     with _one_thread():
         for r, child in enumerate(np.random.SeedSequence(seed).spawn(n_init)):
-            pred, *_ = kmeans(X, k, rng=np.random.default_rng(child))
-            scores[r] = pair_jaccard(truth, pred)
+            pred, _, _ = _lloyd(X, xx, k, np.random.default_rng(child), KMEANS_MAX_ITER)
+            scores[r] = _jaccard_of_codes(truth, pred)  # pred: cluster indices 0..k-1, already codes
     return scores
 
 
@@ -271,11 +276,11 @@ def svd_entropy(X) -> float:
     return float(_entropy(s**2, max(min(X.shape), 2)))
 
 
-#: the largest batch of leave-one-out Gram matrices :func:`ce_scores` hands to eigvalsh at once
+#: the largest batch of leave-one-out weights (features × N) :func:`ce_scores` holds at once
 CE_BATCH_BYTES = 32 * 2**20
 
 
-def ce_scores(X, *, chunk: int = 256) -> np.ndarray:
+def ce_scores(X, *, chunk: int = 4096) -> np.ndarray:
     """Each feature's contribution to the entropy, ``CE_i = E(X) − E(X without feature i)``.
 
     Varshavsky et al. (2006), eq. (2)–(3).  ``E`` is :func:`svd_entropy` with
@@ -283,14 +288,16 @@ def ce_scores(X, *, chunk: int = 256) -> np.ndarray:
     normaliser gives the same ranking; it only rescales CE).  ``X`` is used as
     given: no centring or scaling here.
 
-    The leave-one-out spectra come from a small Gram matrix rather than D
-    SVDs: with N samples and D features, if N ≤ D removing feature ``x_i``
-    (a column) is the rank-one downdate ``XXᵀ − x_i x_iᵀ`` of the N × N Gram
-    matrix; otherwise it is deleting row and column i of the D × D ``XᵀX``.
-    Eigenvalues are computed in batches of ``chunk``, and of at most
-    ``CE_BATCH_BYTES`` of Gram matrices (pbmc's 256 × 700 × 700 batch took 1 GB
-    and the run 3.2 GB), single-threaded (72 × 12582 leukemia: 12582 eigvalsh
-    of 72 × 72, about 10 s on 2 busy cores).
+    The leave-one-out spectra come from one eigendecomposition of the smaller
+    Gram matrix, ``UΛUᵀ``: with N samples and D features, if N ≤ D removing
+    feature ``x_i`` is the rank-one downdate ``XXᵀ − x_i x_iᵀ``, whose
+    eigenvalues are the roots of ``1 − Σ_k z_k²/(λ_k − μ) = 0`` with
+    ``z = Uᵀx_i`` (Golub 1973; Bunch, Nielsen & Sorensen 1978);
+    otherwise it deletes row and column i of ``XᵀX``, whose eigenvalues are
+    the roots of ``Σ_k U_ik²/(λ_k − μ) = 0``.  Both are solved in
+    :mod:`certpca._secular`, O(min(N, D)²) per feature instead of an
+    eigendecomposition, in batches of ``chunk`` features and at most
+    ``CE_BATCH_BYTES``.
     """
     X = np.asarray(X, dtype=float)
     if X.ndim != 2 or X.shape[1] < 2:
@@ -303,29 +310,28 @@ def ce_scores(X, *, chunk: int = 256) -> np.ndarray:
     X = X / norm  # entropy is scale-invariant; keeps the Gram entries O(1)
     n, d = X.shape
     n_values = max(min(n, d), 2)
-    ce = np.empty(d)
-    chunk = max(1, min(chunk, CE_BATCH_BYTES // (8 * n * n)))
+    chunk = max(1, min(chunk, CE_BATCH_BYTES // (8 * min(n, d))))
     with _one_thread():
-        _leave_one_out(X, ce, n_values, chunk)
-    return ce
+        return _leave_one_out(X, n_values, chunk)
 
 
-def _leave_one_out(X: np.ndarray, ce: np.ndarray, n_values: int, chunk: int) -> None:
+def _leave_one_out(X: np.ndarray, n_values: int, chunk: int) -> np.ndarray:
+    from certpca._secular import modified_eigenvalues  # late: numba loads only for CE
+
     n, d = X.shape
-    if n <= d:
-        G = X @ X.T
-        e_all = _entropy(np.linalg.eigvalsh(G), n_values)
-        for start in range(0, d, chunk):
-            cols = X[:, start : start + chunk].T  # (c, n)
-            Gs = G[None, :, :] - cols[:, :, None] * cols[:, None, :]
-            ce[start : start + chunk] = e_all - _entropy(np.linalg.eigvalsh(Gs), n_values)
-    else:
-        C = X.T @ X
-        e_all = _entropy(np.linalg.eigvalsh(C), n_values)
-        idx = np.arange(d)
-        for i in range(d):
-            keep = idx != i
-            ce[i] = e_all - _entropy(np.linalg.eigvalsh(C[np.ix_(keep, keep)]), n_values)
+    downdate = n <= d
+    lam, U = np.linalg.eigh(X @ X.T if downdate else X.T @ X)
+    e_all = _entropy(lam, n_values)
+    ce = np.empty(d)
+    out = np.empty((min(chunk, d), lam.size))
+    for start in range(0, d, chunk):
+        stop = min(start + chunk, d)
+        # one row of weights z² per left-out feature: z = Uᵀx_i (downdate) or row i of U (deletion)
+        weights = np.square(X[:, start:stop].T @ U if downdate else U[start:stop])
+        rows = out[: stop - start]
+        modified_eigenvalues(lam, np.ascontiguousarray(weights), 1.0 if downdate else 0.0, rows)
+        ce[start:stop] = e_all - _entropy(rows, n_values)
+    return ce
 
 
 def ce_ranking(X) -> np.ndarray:

@@ -14,6 +14,8 @@ under ``FACTOR_BYTES``.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cached_property
 
 import numpy as np
@@ -26,6 +28,23 @@ from certpca.sparse_factor import SparseFactor, covariance
 #: the largest dense factor :meth:`Problem.factor` forms from sparse data (bounds that need
 #: more are skipped with this limit as the reason)
 FACTOR_BYTES = 2**30
+
+
+#: dense factors from this size are rescaled in place for a certificate (:meth:`Problem.scaled_by`)
+SHARED_SCALE_BYTES = 2**28
+
+
+def _stays_normal(F: np.ndarray, e: int) -> bool:
+    """True when every nonzero |F_ij|·2^e is a normal float (checked a row block at a time)."""
+    if e >= 0:
+        return True
+    tiny = np.ldexp(np.finfo(float).tiny, -e)  # |x| ≥ this keeps x·2^e ≥ the smallest normal
+    step = max(1, 2**22 // max(F.shape[1], 1))
+    for i in range(0, F.shape[0], step):
+        block = np.abs(F[i : i + step])
+        if np.any((block > 0) & (block < tiny)):
+            return False
+    return True
 
 
 class Problem:
@@ -171,6 +190,12 @@ class Problem:
         return (vecs[:, keep] * np.sqrt(vals[keep])).T
 
     @cached_property
+    def memo(self) -> dict:
+        """Values derived from C alone that bounds reuse across k (keys name the bound), e.g. dabe's
+        λmax of the shrunk Gram at each ρ of its grid, the same grid for every k of a path."""
+        return {}
+
+    @cached_property
     def _sparse_densified(self) -> np.ndarray:
         """The sparse factor as one dense array, formed once (bounds ask for it hundreds of times)."""
         if self._S.dense_bytes > FACTOR_BYTES:
@@ -276,7 +301,26 @@ class Problem:
         if self._S is not None:
             return self._S.max_abs()
         M = self._F if self._F is not None else self._C
-        return float(np.max(np.abs(M))) if M.size else 0.0
+        return max(float(np.max(M)), -float(np.min(M))) if M.size else 0.0  # no |M| copy
+
+    @contextmanager
+    def scaled_by(self, e: int) -> Iterator[Problem]:
+        """:meth:`ldexp` as a context: a dense factor of at least ``SHARED_SCALE_BYTES`` is scaled in
+        place and restored on exit instead of copied, when no entry would become subnormal (so both
+        multiplications are exact and the factor comes back bit for bit).  Meanwhile this problem's
+        factor holds the scaled values: nothing may use it until the context exits."""
+        if e == 0:
+            yield self
+            return
+        F = self._F
+        if F is None or F.nbytes < SHARED_SCALE_BYTES or not F.flags.writeable or not _stays_normal(F, e):
+            yield self.ldexp(e)
+            return
+        np.ldexp(F, e, out=F)
+        try:
+            yield Problem(factor=F, feature_ids=self.feature_ids)
+        finally:
+            np.ldexp(F, -e, out=F)
 
     def ldexp(self, e: int) -> Problem:
         """The problem with its factor times 2^e (C times 4^e), or a dense C times 2^e: exact in floating point."""
@@ -291,6 +335,20 @@ class Problem:
         if self._S is not None:
             how = f"sparse {how}"
         return f"<Problem D={self.dim} ({how}), trace={self.trace:.6g}>"
+
+    def columns(self, idx) -> np.ndarray:
+        """C[:, idx] as a dense D × len(idx) block: Fᵀ(F[:, idx]) costs O(r·D·len(idx)), never D × D."""
+        idx = np.asarray(idx, dtype=np.intp)
+        if self._S is not None:
+            # dense column blocks, so each entry is a length-r dot product as with a dense factor
+            Fi = self._S.columns(idx)
+            out = np.empty((self.dim, idx.size))
+            for jdx, Fj in self._S.blocks():
+                out[jdx] = Fj.T @ Fi
+            return out
+        if self._F is not None:
+            return self._F.T @ self._F[:, idx]
+        return self._C[:, idx]
 
 
 def _nonzero_pairs(vals: np.ndarray, U: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -5,6 +5,7 @@ accepted ones are checked against values computed here by hand.
 """
 
 import gzip
+import sys
 import warnings
 from pathlib import Path
 
@@ -119,12 +120,79 @@ def test_parquet_round_trip(tmp_path):
         assert list(ds.sample_ids) == SAMPLES and list(ds.feature_ids) == FEATURES
 
 
+def test_parquet_of_numbers_reads_as_pandas_does_without_pandas(tmp_path, monkeypatch):
+    pytest.importorskip("pyarrow")
+    from certpca.data import readers
+
+    rng = np.random.default_rng(4)
+    frame = pd.DataFrame(rng.standard_normal((5, 300)), columns=[f"g{j}" for j in range(300)])
+    frame["n"] = pd.array([1, None, 3, 4, 5], dtype="Int64")  # nullable integers: the null is missing
+    frame.index = [f"s{i}" for i in range(5)]  # unnamed: stored as __index_level_0__
+    csv, *parquets = _csv_and_parquet(tmp_path, frame)
+    ref = read(csv, na="mean")
+    monkeypatch.setattr(pd, "read_parquet", None)  # the numbers-only path never calls pandas
+    monkeypatch.setattr(readers, "PARQUET_BATCH", 7)  # columns in batches, the last one short
+    for path in parquets:
+        ds = read(path, na="mean")
+        np.testing.assert_array_equal(ds.matrix, ref.matrix)
+        assert list(ds.sample_ids) == list(ref.sample_ids) and list(ds.feature_ids) == list(ref.feature_ids)
+
+
 def test_parquet_without_ids_numbers_samples(tmp_path):
     pytest.importorskip("pyarrow")
     pd.DataFrame(X, columns=FEATURES).to_parquet(tmp_path / "x.parquet", index=False)
     ds = read(tmp_path / "x.parquet")
     np.testing.assert_array_equal(ds.matrix, X)
     assert list(ds.sample_ids) == ["1", "2", "3", "4"]
+
+
+def _csv_and_parquet(tmp_path, frame, name="x"):
+    """The frame written as CSV (missing values as NA) and as parquet with its index and with ids in a column."""
+    frame.to_csv(tmp_path / f"{name}.csv", na_rep="NA")
+    frame.to_parquet(tmp_path / f"{name}.parquet")
+    frame.reset_index().to_parquet(tmp_path / f"{name}_column.parquet", index=False)
+    return [tmp_path / f"{name}{s}" for s in (".csv", ".parquet", "_column.parquet")]
+
+
+def test_parquet_reads_as_the_same_csv(tmp_path):
+    pytest.importorskip("pyarrow")
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame(
+        rng.standard_normal((6, 4)) * 10.0 ** rng.integers(-5, 5, (6, 4)),
+        index=pd.Index([f"s{i}" for i in range(6)], name="sample"),
+        columns=["a", "b", "c", "d"],
+    )
+    frame.iloc[2, 1] = np.nan
+    frame["counts"] = rng.integers(0, 100, 6)  # an integer column
+    frame["text"] = ["1.5", "NA", None, "-2e3", " 7 ", "nan"]  # numbers and missing values stored as text
+    csv, *parquets = _csv_and_parquet(tmp_path, frame)
+    for na in ("mean", "drop-rows"):
+        ref = read(csv, na=na)
+        for path in parquets:
+            ds = read(path, na=na)
+            np.testing.assert_array_equal(ds.matrix, ref.matrix)
+            assert list(ds.sample_ids) == list(ref.sample_ids) and list(ds.feature_ids) == list(ref.feature_ids)
+
+
+@pytest.mark.parametrize(
+    ("column", "words"),
+    [
+        (["1", "oops", "2", "x"], "'oops' in row 's2', column 'b' (2 non-numeric cells in all)"),
+        ([True, False, True, True], "'True' in row 's1', column 'b' (4 non-numeric cells in all)"),
+    ],
+    ids=["text", "booleans"],
+)
+def test_parquet_non_numeric_cells_get_the_csv_message(tmp_path, column, words):
+    pytest.importorskip("pyarrow")
+    frame = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "b": column}, index=pd.Index(SAMPLES, name="sample"))
+    messages = set()
+    for path in _csv_and_parquet(tmp_path, frame):
+        with pytest.raises(InputError) as exc:
+            read(path)
+        messages.add(message(exc).replace(path.name, "FILE"))
+    assert len(messages) == 1
+    (text,) = messages
+    assert f"non-numeric value {words}" in text
 
 
 def test_npz_round_trip(tmp_path):
@@ -501,6 +569,7 @@ def test_parquet_without_pyarrow_says_how_to_install(tmp_path, monkeypatch):
         raise ImportError("Unable to find a usable engine")
 
     monkeypatch.setattr(pd, "read_parquet", no_engine)
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)  # import pyarrow.parquet raises ImportError
     path = tmp_path / "x.parquet"
     path.write_bytes(b"PAR1")
     with pytest.raises(InputError) as exc:
@@ -520,3 +589,129 @@ def test_crlf_and_byte_order_mark(tmp_path):
     ds = read(path)
     np.testing.assert_array_equal(ds.matrix, X)
     assert list(ds.feature_ids) == FEATURES
+
+
+# ------------------------------------------- the C readers agree with the Python one
+#: the text readers, fastest first (certpca/data/readers.py: _parse_text)
+TEXT_READERS = ("_parse_numbers", "_parse_missing")
+
+
+def full_precision_table(rng, sep=",", quote_ids=False, na_cells=()):
+    """(text, values, ids): random doubles written with repr, so the exact values are known here."""
+    values = rng.standard_normal((5, 4)) * 10.0 ** rng.integers(-30, 30, (5, 4))
+    ids = [f'"s{i},x"' if quote_ids else f"s{i}" for i in range(5)]
+    cells = [[repr(float(v)) for v in row] for row in values]
+    for (i, j), token in na_cells:
+        cells[i][j] = token
+        values[i, j] = np.nan
+    lines = [sep.join(["id", "a", "b", "c", "d"])] + [sep.join([s, *row]) for s, row in zip(ids, cells)]
+    return "\n".join(lines) + "\n", values, [s.strip('"') for s in ids]
+
+
+def reader_used(monkeypatch, path, **kw):
+    """(dataset, name of the text reader that returned it; "_parse_python" when neither did)."""
+    from certpca.data import readers
+
+    used = []
+    for name in TEXT_READERS:
+        original = getattr(readers, name)
+
+        def spy(*args, original=original, name=name):
+            table = original(*args)
+            if table is not None:
+                used.append(name)
+            return table
+
+        monkeypatch.setattr(readers, name, spy)
+    ds = readers.read(path, **kw)
+    return ds, (used or ["_parse_python"])[0]
+
+
+@pytest.mark.parametrize(
+    ("suffix", "sep", "quote_ids", "na_cells", "expected"),
+    [
+        (".csv", ",", False, (), "_parse_numbers"),
+        (".csv", ",", True, (), "_parse_numbers"),  # R's write.csv quotes ids
+        (".tsv", "\t", False, (), "_parse_numbers"),
+        (".txt", " ", False, (), "_parse_numbers"),
+        (".csv", ",", False, (((1, 2), "NA"), ((3, 0), "")), "_parse_missing"),
+        (".csv", ",", False, (((2, 1), "nUlL"),), "_parse_missing"),
+        (".csv", ",", False, (((2, 1), " NA "),), "_parse_python"),  # spaces around a token: Python only
+    ],
+)
+def test_text_readers_give_exact_values_and_ids(tmp_path, monkeypatch, suffix, sep, quote_ids, na_cells, expected):
+    text, values, ids = full_precision_table(np.random.default_rng(7), sep, quote_ids, na_cells)
+    ds, used = reader_used(monkeypatch, write(tmp_path / f"x{suffix}", text), na="mean" if na_cells else None)
+    assert used == expected
+    want = np.where(np.isnan(values), np.nanmean(values, axis=0), values)
+    np.testing.assert_array_equal(ds.matrix, want)  # bit for bit: every reader rounds as float() does
+    assert list(ds.sample_ids) == ids and list(ds.feature_ids) == ["a", "b", "c", "d"]
+
+
+def test_gzip_and_blank_lines_take_the_fast_reader(tmp_path, monkeypatch):
+    text, values, ids = full_precision_table(np.random.default_rng(8))
+    path = tmp_path / "x.csv.gz"
+    path.write_bytes(gzip.compress(("\n" + text.replace("\n", "\n   \n", 2)).encode()))
+    ds, used = reader_used(monkeypatch, path)
+    assert used == "_parse_numbers"
+    np.testing.assert_array_equal(ds.matrix, values)
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        ("s1,1,2\ns2,3,4,5\ns3,6,7\n", "data row 2 has 4 fields but row 1 has 3"),  # long row: loadtxt would drop it
+        ("s1,1,2\ns2,3\ns3,6,7\n", "data row 2 has 2 fields but row 1 has 3"),
+        ("s1,1,2\ns2,3,NA\ns3,6\n", "data row 3 has 2 fields but row 1 has 3"),  # short row beside a missing value
+        ("s1,1,2\ns2,True,4\ns3,6,7\n", "non-numeric value 'True' in row 's2', column 'a'"),
+    ],
+)
+def test_faults_the_c_readers_would_miss_get_the_python_message(tmp_path, body, words):
+    with pytest.raises(InputError) as exc:
+        read(write(tmp_path / "x.csv", "id,a,b\n" + body))
+    assert words in message(exc)
+
+
+def test_covariance_without_ids_with_a_bad_first_column_cell(tmp_path):
+    # the C reader takes the first column for ids; a square body makes it values again, with the Python message
+    text = "a,b,c\n1,0.1,0.2\noops,1,0.3\n0.2,0.3,1\n"
+    with pytest.raises(InputError) as exc:
+        read(write(tmp_path / "c.csv", text), covariance=True)
+    assert "non-numeric value 'oops' in data row 2, column 'a' (1 non-numeric cells in all)" in message(exc)
+
+
+@pytest.mark.parametrize("id_column", [True, False])
+def test_covariance_files_take_the_c_reader(tmp_path, monkeypatch, id_column):
+    # a square body under D names (no id column) is told apart by its row count, as the Python reader does
+    C = C3 + np.array([[1 / 3, 1e-17, 0], [1e-17, 0, 0], [0, 0, 2 / 7]])
+    path = write(tmp_path / "c.csv", cov_text(C, FEATURES, id_column=id_column))
+    ds, used = reader_used(monkeypatch, path, covariance=True)
+    assert used == "_parse_numbers"
+    np.testing.assert_array_equal(ds.matrix, C)
+    assert list(ds.feature_ids) == FEATURES
+
+
+def test_wide_data_are_copied_once_on_loading_and_fitting():
+    # counted allocations, not time: load keeps its own prepared copy (the user's array stays theirs) and
+    # fitting one component adds the operator's factor but no deflated copy of it
+    import tracemalloc
+
+    import certpca
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((100, 4000)) * rng.uniform(0.5, 2.0, 4000)  # ids small beside the values
+    certpca.fit(X[:5, :8], k=2)  # the modules a first fit imports are not counted
+    tracemalloc.start()
+    try:
+        ds = load(X)
+        after_load = tracemalloc.get_traced_memory()[1]
+        tracemalloc.reset_peak()
+        certpca.fit(ds, k=5)
+        after_fit = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert after_load < 2.3 * X.nbytes  # the raw copy and the prepared one, never both with temporaries
+    assert after_fit < ds.matrix.nbytes * 3  # the prepared matrix, the factor and D × N temporaries (not 4.5)
+    np.testing.assert_allclose(ds.matrix, X - X.mean(axis=0), rtol=0, atol=1e-14)
+    X[0, 0] = 1e6  # the dataset does not share the user's array
+    assert abs(ds.matrix[0, 0]) < 100 and not ds.matrix.flags.writeable

@@ -132,6 +132,40 @@ def test_kmeans_fills_empty_clusters():
     assert (np.bincount(labels, minlength=3) > 0).all()
 
 
+def lloyd_reference(X, k, rng, max_iter=300):
+    """Plain numpy Lloyd with kmeans' documented rules (ties and empty clusters), step by step."""
+    X = X - X.mean(axis=0)
+    n = X.shape[0]
+    centroids = X[rng.choice(n, size=k, replace=False)].copy()
+    labels = None
+    for n_iter in range(1, max_iter + 1):  # noqa: B007
+        d2 = (X * X).sum(1)[:, None] - 2.0 * X @ centroids.T + (centroids * centroids).sum(1)[None, :]
+        new = d2.argmin(axis=1)
+        counts = np.bincount(new, minlength=k)
+        own = d2[np.arange(n), new]
+        for j in np.flatnonzero(counts == 0):
+            i = int(np.argmax(np.where(counts[new] > 1, own, -np.inf)))
+            counts[new[i]] -= 1
+            new[i], counts[j], own[i] = j, 1, -np.inf
+        if labels is not None and np.array_equal(new, labels):
+            break
+        labels = new
+        centroids = np.array([X[labels == j].mean(axis=0) for j in range(k)])
+    return labels, n_iter
+
+
+@pytest.mark.parametrize("d", [1, 2, 7])
+def test_kmeans_matches_a_numpy_lloyd_run_for_run(d):
+    X, y = planted(n_per=(30, 25, 5), d=d, spread=1.0, seed=9)  # overlapping: many iterations
+    X = np.vstack([X, np.repeat(X[:1], 4, axis=0)])  # duplicates: runs that start with empty clusters
+    for child in np.random.SeedSequence(3).spawn(20):
+        for k in (3, 6):
+            labels, _, _, n_iter = ev.kmeans(X, k, rng=np.random.default_rng(child))
+            ref, ref_iter = lloyd_reference(X, k, np.random.default_rng(child))
+            np.testing.assert_array_equal(labels, ref)
+            assert n_iter == ref_iter
+
+
 def test_isometric_reduction_keeps_the_clustering():
     rng = np.random.default_rng(5)
     X, y = planted(n_per=(8, 8, 8), d=3, spread=1.0, seed=5)
@@ -155,10 +189,16 @@ def entropy_by_svd(X):
     return -np.sum(v * np.log(v)) / np.log(min(X.shape))
 
 
-@pytest.mark.parametrize("shape", [(12, 40), (30, 8)])  # Gram downdate (N ≤ D) and deletion (N > D)
-def test_ce_equals_svd_recomputed_feature_by_feature(shape):
+@pytest.mark.parametrize(
+    "shape, centre",
+    # Gram downdate (N ≤ D) and deletion (N > D); centred: a zero eigenvalue, deflated in every downdate
+    [((12, 40), False), ((30, 8), False), ((25, 60), True), ((40, 9), True)],
+)
+def test_ce_equals_svd_recomputed_feature_by_feature(shape, centre):
     rng = np.random.default_rng(6)
     X = rng.standard_normal(shape) * rng.uniform(0.2, 3.0, size=shape[1])
+    if centre:
+        X -= X.mean(axis=0)
     n_values = min(shape)
     full = entropy_by_svd(X)
     direct = []

@@ -31,7 +31,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("certpca.solvers",),
     ("certpca.certify",),
     ("certpca.components", "certpca.paths"),
-    ("certpca.evaluate",),
+    ("certpca.evaluate", "certpca._secular", "certpca._lloyd"),  # its compiled kernels
     ("certpca.report", "certpca.reproduce"),
     ("certpca.api", "certpca.estimator", "certpca"),  # the public API and the package's __init__
     ("certpca.cli", "certpca.__main__"),

@@ -28,6 +28,9 @@ def test_operations_match_the_explicit_covariance(data):
     np.testing.assert_allclose(P.submatrix(S), C[np.ix_(S, S)], rtol=1e-12)
     np.testing.assert_allclose(P.diag, np.diag(C), rtol=1e-12)
     assert np.isclose(P.trace, np.trace(C))
+    cols = [4, 0, 4, 7]
+    np.testing.assert_allclose(P.columns(cols), C[:, cols], rtol=1e-10, atol=1e-12)
+    assert P.columns([]).shape == (C.shape[0], 0)
     F = P.factor()
     np.testing.assert_allclose(F.T @ F, C, atol=1e-10 * np.abs(C).max())
 
@@ -112,3 +115,28 @@ def test_top_pairs_before_the_full_gram_spectrum_equal_numpys(sparse):
         np.testing.assert_allclose(make().eigenvalues()[:d], got_vals, rtol=1e-12)
     P = make()
     assert abs(P.first_pc() @ vecs[:, 0]) == pytest.approx(1.0, rel=1e-10)
+
+
+def test_a_large_factor_is_scaled_in_place_exactly_and_restored(monkeypatch):
+    from certpca import problem as problem_module
+    from certpca.certify import certify_vector
+
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((6, 40)) * 1e3
+    X[0, 0] = 3e-305  # becomes subnormal when scaled down by 2^-11: the in-place route must not take it
+    for tiny in (False, True):
+        P = Problem.from_data(X if tiny else X[:, 1:])
+        F0 = P.factor().copy()
+        w = np.zeros(P.dim)
+        w[[2, 5, 7]] = [0.6, 0.48, 0.64]
+        copied = certify_vector(P, w, 3, bounds="trace,lambda1,gershgorin,dabe,pattern")
+        monkeypatch.setattr(problem_module, "SHARED_SCALE_BYTES", 0)
+        with P.scaled_by(-11) as S:
+            assert np.shares_memory(S.factor(), P.factor()) != tiny
+            np.testing.assert_array_equal(S.factor(), np.ldexp(F0, -11))
+        np.testing.assert_array_equal(P.factor(), F0)  # bit for bit
+        shared = certify_vector(P, w, 3, bounds="trace,lambda1,gershgorin,dabe,pattern")
+        np.testing.assert_array_equal(P.factor(), F0)
+        assert [b.value for b in shared.bounds] == [b.value for b in copied.bounds]
+        assert shared.lower_bound == copied.lower_bound and shared.value == copied.value
+        monkeypatch.undo()

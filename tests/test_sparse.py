@@ -8,6 +8,7 @@ import scipy.sparse as sp
 import certpca
 from certpca import problem as problem_module
 from certpca import sparse_factor
+from certpca.certify import gershgorin_bound
 from certpca.data import Dataset, prepare
 from certpca.errors import InputError
 from certpca.problem import Problem
@@ -55,6 +56,9 @@ def test_operator_matches_dense_centring(pair):
         _close(S.variance(sparse_v), P.variance(sparse_v))
         _close(S.diag, P.diag)
         _close(S.submatrix([0, 3, 7]), P.submatrix([0, 3, 7]))
+        _close(S.columns([4, 0, 4, 7]), P.columns([4, 0, 4, 7]))
+        for nonneg in (False, True):
+            _close(gershgorin_bound(S, 3, nonneg).value, gershgorin_bound(P, 3, nonneg).value)
         _close(S.dense(), P.dense())
         _close(S.largest_entry(), P.largest_entry())
         vals, vecs = S.eigh(3)

@@ -52,11 +52,17 @@ def rescaled(problem) -> tuple[Problem, int]:
     3·r·D·2^−1075 in spectral norm), which :func:`certify_vector` adds to every
     bound before mapping it back.
     """
+    shift, e = _rescale_exponents(problem)
+    return (problem.ldexp(shift) if shift else problem), e
+
+
+def _rescale_exponents(problem) -> tuple[int, int]:
+    """(the power of two :func:`rescaled` multiplies F or C by, the one its bounds are multiplied back by)."""
     m = problem.largest_entry()
     if m == 0 or not np.isfinite(m):
-        return problem, 0
+        return 0, 0
     e = int(np.frexp(m)[1])
-    return problem.ldexp(-e), 2 * e if problem.uses_factor else e
+    return -e, 2 * e if problem.uses_factor else e
 
 
 def _subnormal_margin(problem) -> float:
@@ -201,6 +207,8 @@ def certify_vector(
     budget: float | None = None,
     tol: float = 1e-6,
     stop_when_optimal: bool | None = None,
+    reuse: dict[str, Bound] | None = None,
+    time_limits: dict[str, float] | None = None,
 ) -> Certificate:
     """Certify a feasible vector w: its value, the best upper bound on OPT, the gap.
 
@@ -214,10 +222,18 @@ def certify_vector(
         (:func:`default_bounds`), computed cheapest first within ``DEFAULT_BUDGET``.
     budget : float, optional — seconds; no new bound starts after it is spent (the
         cheapest requested bound always runs, so there is always an upper bound),
-        and a bound with a time option (``BoundSpec.time_option``) gets what is left.
+        nor one whose estimated uninterruptible cost (``BoundSpec.estimate``) is more
+        than what is left, and a bound with a time option (``BoundSpec.time_option``)
+        gets 85% of what is left.
     tol : float — ``optimal`` when (upper − value)/upper ≤ tol.
     stop_when_optimal : bool — stop computing once optimal (default: only for the
         default bound list).
+    reuse : {name: Bound}, optional — bounds already computed for this problem and k
+        (for w ≥ 0 only a ``sign_free`` bound of the plain problem): used as they
+        are instead of being computed again, in their place in the list.
+    time_limits : {name: seconds}, optional — time limits of named bounds with a time
+        option (at most what the budget leaves them); the others get their share of the
+        budget, or their own default.
 
     Bounds are computed on :func:`rescaled` and mapped back; a non-finite bound is
     skipped with its reason.  The lower bound is the vector's value or the value
@@ -228,6 +244,7 @@ def certify_vector(
     w, k = _validate(problem, w, k, nonneg)
     if budget is not None:
         budget = check_float(budget, "budget", low=0.0)
+    time_limits = {n: check_float(t, "time_limits", low=0.0) for n, t in (time_limits or {}).items()}
     tol = check_float(tol, "tol", low=0.0)
     explicit = bounds is not None
     names = parse_bounds(bounds) if explicit else default_bounds(problem, nonneg)
@@ -238,38 +255,53 @@ def certify_vector(
     names = sorted(names, key=lambda n: REGISTRY[n].cost)
     value = problem.variance(w)
     lower = value
-    scaled, e = rescaled(problem)
+    shift, e = _rescale_exponents(problem)
     sub = _subnormal_margin(problem)
     t0 = time.perf_counter()
     done: list[Bound] = []
     skipped: dict[str, str] = {}
     upper = np.inf
-    for name in names:
-        spec = REGISTRY[name]
-        if spec.nonneg_only and not nonneg:
-            skipped[name] = "applies to nonnegative problems only"
-            continue
-        left = None if budget is None else budget - (time.perf_counter() - t0)
-        if left is not None and done and left <= 0:
-            skipped[name] = f"time budget of {budget:g} s spent"
-            continue
-        if stop_when_optimal and np.isfinite(upper) and upper - value <= tol * upper:
-            skipped[name] = "already certified optimal"
-            continue
-        kw: dict[str, object] = {"support": np.flatnonzero(w)} if name == "pattern" else {}
-        if spec.time_option is not None and left is not None:
-            # a time limit is checked between iterations: leave room for the last one
-            kw[spec.time_option] = max(TIME_OPTION_SHARE * left, 0.0)
-        try:
-            b = _scale_back(spec.func(scaled, k, nonneg, **kw), e, sub)
-        except (NotApplicable, TooLarge) as exc:
-            skipped[name] = str(exc)
-            continue
-        if not np.isfinite(b.value):
-            skipped[name] = f"not finite ({b.value}) after mapping back to the original scale"
-            continue
-        done.append(b)
-        upper = min(upper, b.value)
+    # a large factor is scaled in place and restored (Problem.scaled_by): the original is
+    # not used inside, so the lower bounds on it are computed after
+    with problem.scaled_by(shift) as scaled:
+        for name in names:
+            spec = REGISTRY[name]
+            if spec.nonneg_only and not nonneg:
+                skipped[name] = "applies to nonnegative problems only"
+                continue
+            if reuse and name in reuse:  # costs nothing: used even when the budget is spent
+                done.append(reuse[name])
+                upper = min(upper, reuse[name].value)
+                continue
+            left = None if budget is None else budget - (time.perf_counter() - t0)
+            if left is not None and done and left <= 0:
+                skipped[name] = f"time budget of {budget:g} s spent"
+                continue
+            if stop_when_optimal and np.isfinite(upper) and upper - value <= tol * upper:
+                skipped[name] = "already certified optimal"
+                continue
+            if left is not None and done and spec.estimate is not None and spec.estimate(scaled, k) > left:
+                skipped[name] = (
+                    f"estimated {spec.estimate(scaled, k):.3g} s without a pause, more than the {max(left, 0):.3g} s "
+                    f"left of the {budget:g} s budget"
+                )
+                continue
+            kw: dict[str, object] = {"support": np.flatnonzero(w)} if name == "pattern" else {}
+            if spec.time_option is not None and (left is not None or name in time_limits):
+                # a time limit is checked between iterations: leave room for the last one
+                share = np.inf if left is None else max(TIME_OPTION_SHARE * left, 0.0)
+                kw[spec.time_option] = min(share, time_limits.get(name, np.inf))
+            try:
+                b = _scale_back(spec.func(scaled, k, nonneg, **kw), e, sub)
+            except (NotApplicable, TooLarge) as exc:
+                skipped[name] = str(exc)
+                continue
+            if not np.isfinite(b.value):
+                skipped[name] = f"not finite ({b.value}) after mapping back to the original scale"
+                continue
+            done.append(b)
+            upper = min(upper, b.value)
+    for b in done:
         lower = max(lower, _feasible_on_original(problem, b, k, nonneg))
     if not done:
         raise InputError("no bound could be computed: " + "; ".join(f"{n}: {r}" for n, r in skipped.items()))

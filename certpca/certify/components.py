@@ -31,7 +31,8 @@ def solved_problems(fit: Fit) -> list[tuple[Problem, np.ndarray]]:
     disjoint = fit.options.get("deflation") == "disjoint"
     out: list[tuple[Problem, np.ndarray]] = []
     current, free = problem, np.arange(problem.dim)
-    for comp in fit.components:
+    last = len(fit.components) - 1
+    for i, comp in enumerate(fit.components):
         w = comp.weights
         if disjoint:
             out.append((problem.subset(free), free))
@@ -39,18 +40,24 @@ def solved_problems(fit: Fit) -> list[tuple[Problem, np.ndarray]]:
         else:
             out.append((current, np.arange(problem.dim)))
             norm = np.linalg.norm(w)
-            if norm > 0:
+            if norm > 0 and i < last:  # a deflated factor costs two copies of it: only when another follows
                 current = current.deflate(w / norm)
     return out
 
 
 def certify_components(
-    fit: Fit, *, bounds=None, budget: float | None = None, tol: float = 1e-6, start: int = 0
+    fit: Fit,
+    *,
+    bounds=None,
+    budget: float | None = None,
+    tol: float = 1e-6,
+    start: int = 0,
+    time_limits: dict[str, float] | None = None,
 ) -> list[Certificate | None]:
     """One certificate per component (None for a component with no nonzero loading), each from
     :func:`~certpca.certify.certify_vector` on the problem it solved (:func:`solved_problems`).
 
-    ``bounds``, ``budget`` and ``tol`` as for ``certify_vector``; k is the fit's k, capped by
+    ``bounds``, ``budget``, ``tol`` and ``time_limits`` as for ``certify_vector``; k is the fit's k, capped by
     the features left.  ``start`` skips the first components (whose certificates the caller
     already holds); the list then begins with component ``start`` + 1.
     """
@@ -63,7 +70,9 @@ def certify_components(
             certificates.append(None)
             continue
         certificates.append(
-            certify_vector(problem, w, min(k, problem.dim), nonneg, bounds=bounds, budget=budget, tol=tol)
+            certify_vector(
+                problem, w, min(k, problem.dim), nonneg, bounds=bounds, budget=budget, tol=tol, time_limits=time_limits
+            )
         )
     return certificates
 

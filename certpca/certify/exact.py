@@ -30,6 +30,7 @@ from certpca.certify.numerics import (
     Bound,
     NotApplicable,
     check_k,
+    gershgorin_columns,
     safe,
     weyl_margin,
 )
@@ -72,17 +73,10 @@ class ExactResult:
 
 
 def _gersh(A: np.ndarray, k: int, positive: bool) -> float:
-    G = np.maximum(A, 0.0) if positive else np.abs(A)
-    d = np.diag(A).copy()
-    if positive:
-        d = np.maximum(d, 0.0)
-    np.fill_diagonal(G, 0.0)
-    n = len(d)
-    kk = min(k - 1, n - 1)
-    if kk <= 0:
-        return float(np.max(d))
-    rows = np.partition(G, n - kk, axis=1)[:, n - kk :].sum(axis=1)
-    return float(np.max(d + rows)) * (1 + GERSH_ROUNDINGS * n * EPS)
+    """The k-sparse Gershgorin bound of the square block A, with GERSH_ROUNDINGS roundings per term."""
+    n = A.shape[0]
+    v = float(np.max(gershgorin_columns(A, np.arange(n), np.diag(A).copy(), k, positive)))
+    return v + GERSH_ROUNDINGS * n * EPS * abs(v)
 
 
 def exact(

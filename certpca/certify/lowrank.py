@@ -24,6 +24,7 @@ from certpca.certify.numerics import (
     gamma,
     lmax_upper,
     psd_shift,
+    quadratic_seconds,
     safe,
     spectrum_margin,
     timed,
@@ -47,7 +48,7 @@ INNER_BOUNDS = {"dabe": dabe_bound, "gershgorin": gershgorin_bound, "lambda1": l
 #: the default-selection limit of the spannogram bound (it recomputes λmax(C − Â_d) densely)
 SPANNOGRAM_MAX_DIM = 2000
 
-#: the split works in sample space, so only Gershgorin's row blocks limit it
+#: the split works in sample space; its inner Gershgorin bound has no time limit, so D is capped
 SPLIT_MAX_DIM = 60000
 
 
@@ -224,6 +225,7 @@ SPLIT = BoundSpec(
     split_bound,
     COST_SEARCH,
     max_dim=SPLIT_MAX_DIM,
+    estimate=quadratic_seconds,
     description="OPT_d + a sparse bound on the residual C − A_d, d = 2 (sample space)",
     reference="certpca's own refinement of the spannogram bound of " + ASTERIS + " With C = A_d + R "
     "(A_d the top-d eigen-part, both PSD), wᵀCw = wᵀA_dw + wᵀRw ≤ OPT(A_d) + OPT_k(R); "

@@ -51,6 +51,10 @@ FULL_EIGH_MAX = 64
 #: above this dimension a factor problem is never expanded to a D × D array
 DENSE_LIMIT = 3000
 
+#: floating-point operations per second assumed when a bound's cost is estimated before it
+#: starts: a third of what one BLAS thread did on the bench machine (reports/bench/scale.md)
+FLOP_RATE = 1e10
+
 
 class NotApplicable(Exception):
     """A bound that does not apply to this problem (reason in the message)."""
@@ -152,7 +156,7 @@ def dense_matrix(problem, limit: int = DENSE_LIMIT) -> tuple[np.ndarray, float]:
 def spectrum_margin(problem) -> float:
     """Margin on the eigenvalues from ``problem.eigenvalues()`` (LAPACK on C or on FFᵀ)."""
     if problem.uses_factor:
-        r = problem.factor().shape[0]
+        r = problem.factor_rows
         # Gram FFᵀ formed with error ≤ γ_D·tr, then eigensolver on an r × r PSD
         # matrix whose Frobenius norm is ≤ its trace ≈ tr C.
         tr = problem.trace
@@ -169,21 +173,53 @@ def psd_shift(problem) -> float:
     return max(0.0, s * (1 + MARGIN_SLACK))
 
 
+class _SearchOver(Exception):
+    """Raised inside :func:`minimize_1d` when its deadline has passed or its target is met."""
+
+
 def minimize_1d(
-    f: Callable[[float], float], lo: float, hi: float, n_grid: int = 16, n_golden: int = 14, extra: tuple = ()
+    f: Callable[[float], float],
+    lo: float,
+    hi: float,
+    n_grid: int = 16,
+    n_golden: int = 14,
+    extra: tuple = (),
+    *,
+    deadline: float | None = None,
+    target: float = -math.inf,
 ) -> tuple[float, float]:
     """Approximately minimise f over [lo, hi]: grid, then golden section around the best.
 
     Any evaluated point is valid for every bound here, so inexact search only
-    costs tightness.  Returns (best value, argmin).
+    costs tightness; hence the search may also stop early, keeping the best point
+    so far: when ``time.perf_counter()`` passes ``deadline`` (after at least one
+    evaluation; an evaluation is never interrupted) or a value ≤ ``target`` is
+    found (nothing below it is needed).  Returns (best value, argmin).
     """
+    seen: dict[float, float] = {}
+
+    def g(x: float) -> float:
+        if seen and (deadline is not None and time.perf_counter() > deadline or min(seen.values()) <= target):
+            raise _SearchOver
+        seen[x] = v = f(x)
+        return v
+
+    try:
+        _grid_golden(g, lo, hi, n_grid, n_golden, extra)
+    except _SearchOver:
+        pass
+    arg = min(seen, key=lambda x: seen[x])
+    return float(seen[arg]), float(arg)
+
+
+def _grid_golden(f: Callable[[float], float], lo: float, hi: float, n_grid: int, n_golden: int, extra: tuple) -> None:
+    """Evaluate f on a grid of [lo, hi] (and ``extra``), then by golden section around the best point."""
     pts = list(np.linspace(lo, hi, n_grid)) + [p for p in extra if lo <= p <= hi]
     vals = [f(p) for p in pts]
     order = np.argsort(pts)
     pts_s = np.asarray(pts)[order]
     vals_s = np.asarray(vals)[order]
     j = int(np.argmin(vals_s))
-    best, arg = float(vals_s[j]), float(pts_s[j])
     a = pts_s[max(j - 1, 0)]
     b = pts_s[min(j + 1, len(pts_s) - 1)]
     g = (math.sqrt(5) - 1) / 2
@@ -198,10 +234,11 @@ def minimize_1d(
             a, c, fc = c, d, fd
             d = a + g * (b - a)
             fd = f(d)
-    for p, v in ((c, fc), (d, fd)):
-        if v < best:
-            best, arg = float(v), float(p)
-    return best, arg
+
+
+def deadline_after(time_limit: float | None) -> float | None:
+    """``time.perf_counter()`` value ``time_limit`` seconds from now (None: no limit)."""
+    return None if time_limit is None else time.perf_counter() + time_limit
 
 
 def topk_sum(x: np.ndarray, k: int) -> float:
@@ -209,3 +246,38 @@ def topk_sum(x: np.ndarray, k: int) -> float:
     if k >= len(x):
         return float(np.sum(x))
     return float(np.sum(np.partition(x, len(x) - k)[len(x) - k :]))
+
+
+def gershgorin_columns(B: np.ndarray, own: np.ndarray, diag: np.ndarray, k: int, nonneg: bool) -> np.ndarray:
+    """k-sparse Gershgorin value of each column j of a block B = C[:, idx] of a symmetric C.
+
+    ``diag[j] + (sum of the k − 1 largest |B_ij| over i ≠ own[j])``, with positive
+    parts (diag₊ and (B_ij)₊) when ``nonneg``; ``own[j]`` is the row of column j's
+    diagonal entry (docs/certification.md §2: Gershgorin on C_SS, Perron–Frobenius
+    for w ≥ 0).  Values are the exact floats' sums, so callers add the γ_k margin.
+    """
+    G = np.maximum(B, 0.0) if nonneg else np.abs(B)
+    G[own, np.arange(G.shape[1])] = 0.0
+    n = G.shape[0]
+    kk = min(k - 1, n - 1)
+    if kk <= 0:
+        top = np.zeros(G.shape[1])
+    elif kk == n - 1:
+        top = G.sum(axis=0)
+    else:
+        top = np.partition(G, n - kk, axis=0)[n - kk :].sum(axis=0)
+    return (np.maximum(diag, 0.0) if nonneg else diag) + top
+
+
+def sample_space_seconds(problem, k) -> float:
+    """Estimated seconds of one r × r sum over D features (a factor problem) or one D × D eigenproblem."""
+    if problem.uses_factor:
+        r = problem.factor_rows
+        return r * r * problem.dim / FLOP_RATE
+    return problem.dim**3 / FLOP_RATE
+
+
+def quadratic_seconds(problem, k) -> float:
+    """Estimated seconds of forming every entry of C once: O(r·D²) from a factor, O(D²) dense."""
+    r = problem.factor_rows if problem.uses_factor else 1
+    return r * problem.dim**2 / FLOP_RATE

@@ -23,13 +23,17 @@ y_i = X(λI + ρX)⁻¹a_i is the supergradient's direction.  Frank–Wolfe over
 spectraplex (step to the top eigenvector of G = ΣY_i, geometric line
 search) improves X; every iterate's dual point is a valid bound, the smallest
 is kept.  The solver only proposes y_i: (B) is evaluated in numpy with margins.
+From X = I/r each step adds one direction, so the iterates are kept as
+X = αI + BKBᵀ (B: r × m orthonormal, m ≤ steps) and ψ needs an m × m eigh,
+not an r × r one.
 
 Floating-point margins (as the pattern certificate, docs/certification.md §3):
 a special Y_i is used only when, for unit y, gap = (a_iᵀy)² − ρ ≥ 1e-4·(‖a_i‖² + ρ);
 each Y_i is then shifted by τ_i = 16(r + 8)·eps·s_i·(1 + s_i/gap_i), s_i = ‖a_i‖² + ρ
 (fallback features: 4(r + 8)·eps·s_i), so Y_i + τ_iI is exactly feasible and Στ_i is
-added; the forming error γ·Σ coef_i‖w_i‖² of Σ Y_i and the Weyl margin on the r × r
-matrix; for a dense C, F is its eigen-factor and ‖C − FᵀF‖₂ is added; then
+added; the forming error γ·Σ coef_i‖w_i‖² of Σ Y_i = W coef Wᵀ (γ_{r+4} when its
+nonzero eigenvalues are taken from the smaller (W√coef)ᵀ(W√coef), fewer active
+features than r) and the Weyl margin on the matrix; for a dense C, F is its eigen-factor and ‖C − FᵀF‖₂ is added; then
 relative γ_4 and 1e-10.  This bound ignores w ≥ 0 (valid, and weaker, there).
 """
 
@@ -39,6 +43,7 @@ import math
 import time
 
 import numpy as np
+import scipy.linalg
 
 from certpca.certify.duals import (
     PATTERN_MIN_GAP,
@@ -56,6 +61,7 @@ from certpca.certify.numerics import (
     gamma,
     lmax_upper,
     safe,
+    sample_space_seconds,
     timed,
 )
 from certpca.certify.relax import MAX_DIM as DENSE_SDP_MAX_DIM  # dense D with the cvxpy SDPs
@@ -107,6 +113,40 @@ def _roots(x: np.ndarray, c2: np.ndarray, rho: float) -> np.ndarray:
     return np.maximum(lam, 0.0)
 
 
+class _Iterate:
+    """A Frank–Wolfe iterate X = αI + BKBᵀ (B: r × m orthonormal, K: m × m symmetric).
+
+    X starts at I/r and each step X ← (1 − t)X + t·uuᵀ adds at most one column to B, so
+    after m steps X's eigenpairs come from an m × m eigh: B's span holds the m others, and
+    its complement is one eigenvalue α of multiplicity r − m.
+    """
+
+    def __init__(self, alpha: float, B: np.ndarray, K: np.ndarray):
+        self.alpha, self.B, self.K = alpha, B, K
+
+    @classmethod
+    def start(cls, r: int) -> _Iterate:
+        return cls(1.0 / r, np.zeros((r, 0)), np.zeros((0, 0)))
+
+    def extend(self, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(B with u's part outside span(B) appended when there is one, u's coordinates in it)."""
+        B = self.B
+        v = u - B @ (B.T @ u)
+        v -= B @ (B.T @ v)  # twice is enough (classical Gram–Schmidt, reorthogonalised)
+        nv = float(np.linalg.norm(v))
+        if nv > 1e-10 * float(np.linalg.norm(u)):
+            B = np.column_stack([B, v / nv])
+        return B, B.T @ u
+
+    def toward(self, B: np.ndarray, ub: np.ndarray, t: float) -> _Iterate:
+        """(1 − t)X + t·uuᵀ for (B, ub) = ``extend(u)``."""
+        m = self.K.shape[0]
+        K = np.zeros((B.shape[1], B.shape[1]))
+        K[:m, :m] = (1 - t) * self.K
+        K += t * np.outer(ub, ub)
+        return _Iterate((1 - t) * self.alpha, B, (K + K.T) / 2)
+
+
 class _Sample:
     """F restricted to the features active at ρ, with the primal/dual maps of the module docstring."""
 
@@ -116,25 +156,42 @@ class _Sample:
         self.Fa = F[:, self.act]
         self.r = F.shape[0]
 
-    def primal(self, X):
-        """(ψ(X'), unit y_i as columns) at X' = (1 − MIX)X + MIX·I/r."""
-        Xm = (1 - MIX) * X + MIX * np.eye(self.r) / self.r
-        x, Q = np.linalg.eigh(Xm)
-        x = np.maximum(x, 0.0)
+    def primal(self, X: _Iterate):
+        """(ψ(X'), unit y_i as columns) at X' = (1 − MIX)X + MIX·I/r.
+
+        The complement of span(B) is one eigenvalue of X', so it enters the roots and the y_i
+        as one coordinate: the squared norm and the direction of a_i's part outside span(B).
+        """
+        floor = (1 - MIX) * X.alpha + MIX / self.r  # X' on the complement of span(B)
+        kappa, W = np.linalg.eigh(X.K)
+        top = np.maximum(floor + (1 - MIX) * kappa, 0.0)
+        Q = X.B @ W
         c = Q.T @ self.Fa
-        lam = _roots(x, c * c, self.rho)
-        y = Q @ ((x[:, None] / (lam[None, :] + self.rho * x[:, None])) * c)
+        rest = self.Fa - Q @ c
+        x = np.append(top, floor)
+        lam = _roots(x, np.vstack([c * c, np.einsum("ij,ij->j", rest, rest)]), self.rho)
+        y = Q @ ((top[:, None] / (lam[None, :] + self.rho * top[:, None])) * c) + rest * (
+            floor / (lam + self.rho * floor)
+        )
         n = np.linalg.norm(y, axis=0)
         y = y / np.where(n > 0, n, 1.0)
         return float(np.sum(lam)), y
 
-    def gram(self, y):
-        """Σ Y_i (unsafe, for the Frank–Wolfe direction) from unit y_i."""
+    def direction(self, y) -> np.ndarray:
+        """The top eigenvector of Σ Y_i = VVᵀ (unsafe, the Frank–Wolfe step) from unit y_i, on the
+        smaller side: u ∝ Vv for the top eigenvector v of VᵀV when fewer features than rows count."""
         s = np.sum(self.Fa * y, axis=0)
         gap = s * s - self.rho
         ok = gap > 0
-        W = self.Fa[:, ok] * s[ok] - self.rho * y[:, ok]
-        return (W / gap[ok]) @ W.T
+        V = (self.Fa[:, ok] * s[ok] - self.rho * y[:, ok]) / np.sqrt(gap[ok])
+        n = V.shape[1]
+        if 0 < n < self.r:
+            G = V.T @ V
+            v = scipy.linalg.eigh((G + G.T) / 2, subset_by_index=[n - 1, n - 1], check_finite=False)[1][:, 0]
+            u = V @ v
+            return u / np.linalg.norm(u)
+        G = V @ V.T
+        return scipy.linalg.eigh((G + G.T) / 2, subset_by_index=[self.r - 1, self.r - 1], check_finite=False)[1][:, 0]
 
 
 def dual_value(F, asq, rho, k, act, y, ferr) -> float:
@@ -165,8 +222,16 @@ def dual_value(F, asq, rho, k, act, y, ferr) -> float:
     )
     # inactive features (‖a_i‖² ≤ ρ in floating point): Y_i = 0, within τ of (B_i)₊
     tau_out = PATTERN_TAU_FALLBACK * (r + PATTERN_TAU_ROWS) * EPS * float(np.sum(np.delete(asq, act) + rho))
-    M = (W * coef) @ W.T
-    form = gamma(len(act) + 2) * float(np.sum(coef * np.sum(W * W, axis=0)))
+    weight = float(np.sum(coef * np.sum(W * W, axis=0)))  # Σ coef_i‖w_i‖²
+    if len(act) < r:
+        # the smaller Gram: (W√coef)ᵀ(W√coef) has the nonzero eigenvalues of W coef Wᵀ; entry error:
+        # r roundings of the inner product, the square root and the two scalings
+        Ws = W * np.sqrt(coef)
+        M = Ws.T @ Ws
+        form = gamma(r + 4) * weight
+    else:
+        M = (W * coef) @ W.T
+        form = gamma(len(act) + 2) * weight
     lam, _ = lmax_upper((M + M.T) / 2, form)
     v = k * rho + lam + float(np.sum(tau)) + tau_out + ferr
     return safe(v + gamma(4) * abs(v))
@@ -185,25 +250,23 @@ def _frank_wolfe(S: _Sample, X, iters, k, F, asq, ferr, deadline):
     it = 0
     for it in range(1, iters + 1):  # noqa: B007 (the count is returned)
         best = min(best, dual_value(F, asq, S.rho, k, S.act, y, ferr))
-        G = S.gram(y)
-        u = np.linalg.eigh((G + G.T) / 2)[1][:, -1]
-        U = np.outer(u, u)
-        ft = S.primal((1 - t) * X + t * U)
+        B, ub = X.extend(S.direction(y))
+        ft = S.primal(X.toward(B, ub, t))
         if ft[0] > psi:
             while t < 1.0:
                 t2 = min(1.0, 2 * t)
-                f2 = S.primal((1 - t2) * X + t2 * U)
+                f2 = S.primal(X.toward(B, ub, t2))
                 if f2[0] <= ft[0]:
                     break
                 t, ft = t2, f2
         else:
             for _ in range(MAX_HALVINGS):
                 t = t / 2
-                ft = S.primal((1 - t) * X + t * U)
+                ft = S.primal(X.toward(B, ub, t))
                 if ft[0] > psi:
                     break
         if ft[0] > psi:
-            X = (1 - t) * X + t * U
+            X = X.toward(B, ub, t)
             psi, y = ft
         # kρ + ψ(X) is the relaxation's value at a primal point: within STOP_GAP, stop
         if best - (k * S.rho + psi) <= STOP_GAP * best or time.perf_counter() > deadline:
@@ -251,8 +314,8 @@ def dabe_sdp_bound(
     asq = np.einsum("ij,ij->j", F, F)
     deadline = time.perf_counter() + time_limit
     L = _feasible_value(problem, F, k)
-    X = np.eye(r) / r
-    results: dict[float, tuple[float, np.ndarray]] = {}
+    X = _Iterate.start(r)
+    results: dict[float, tuple[float, _Iterate]] = {}
     for fct in rho_factors:
         rho = fct * L / k
         if results and time.perf_counter() > deadline:
@@ -306,6 +369,8 @@ DABE_SDP = BoundSpec(
     COST_SDP,
     time_option="time_limit",
     default_when=_default_when,
+    estimate=sample_space_seconds,
+    sign_free=True,
     description="dABE ℓ0 SDP in sample space by Frank–Wolfe: kρ + λmax(ΣY_i), Y_i ⪰ a_ia_iᵀ − ρI, Y_i ⪰ 0",
     reference=DABE + " (§4, the dual of the semidefinite relaxation of the ℓ0-penalised problem, "
     "evaluated at dual points Y_i = B_iyyᵀB_i/(yᵀB_iy) read from a Frank–Wolfe solution of the "

@@ -74,6 +74,13 @@ class BoundSpec:
     default_when : callable or None
         ``default_when(problem) -> bool``: a further condition for the default
         selection (e.g. only where cheaper relaxations do not apply); None: always.
+    estimate : callable or None
+        ``estimate(problem, k) -> seconds`` of the part of ``func`` no time limit
+        can interrupt (all of it without a ``time_option``): a certificate skips
+        the bound when this exceeds what is left of its budget.  None: negligible.
+    sign_free : bool
+        ``func`` ignores ``nonneg``: the bound of the plain problem is the same
+        number for w ≥ 0, so it may be computed once and used for both.
     """
 
     name: str
@@ -85,6 +92,8 @@ class BoundSpec:
     reference: str = ""
     time_option: str | None = None
     default_when: Callable | None = None
+    estimate: Callable | None = None
+    sign_free: bool = False
 
     def cite(self) -> str:
         """The full reference text for a report's bibliography (as ``Solver.cite``)."""

@@ -7,6 +7,8 @@ and returns a value ≥ OPT(k, nonneg) under floating point (margins from
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from certpca.certify.numerics import (
@@ -16,9 +18,11 @@ from certpca.certify.numerics import (
     check_k,
     dense_matrix,
     gamma,
+    gershgorin_columns,
     lmax_upper,
     psd_shift,
     safe,
+    sample_space_seconds,
     spectrum_margin,
     timed,
     topk_sum,
@@ -31,8 +35,8 @@ from certpca.certify.spec import (
     BoundSpec,
 )
 
-#: factor problems above this D would need O(D²·r) row blocks: not a default bound
-GERSHGORIN_MAX_DIM = 60000
+#: the smallest positive float64 (subnormal), the unit of underflow error
+SUBNORMAL_MIN = 2.0**-1074
 
 #: memory for one block of rows of FᵀF in the factor Gershgorin bound
 GERSHGORIN_BLOCK_BYTES = 32 * 2**20
@@ -61,6 +65,8 @@ LAMBDA1 = BoundSpec(
     "lambda1",
     lambda1_bound,
     COST_EIGEN,
+    estimate=sample_space_seconds,  # the r × r Gram (or a dense eigh): 10 s at 100 × 10⁶, not interruptible
+    sign_free=True,
     description="largest eigenvalue λmax(C)",
     reference="Elementary: wᵀCw ≤ λmax(C) for every unit w (Rayleigh–Ritz theorem; " + HORN_JOHNSON + " §4.2).",
 )
@@ -91,71 +97,93 @@ TRACE = BoundSpec(
     "trace",
     trace_bound,
     COST_LINEAR,
+    sign_free=True,
     description="sum of the k largest variances C_ii",
     reference="Elementary: for PSD C and |S| ≤ k, λmax(C_SS) ≤ tr C_SS ≤ sum of the k largest C_ii "
     "(the eigenvalues of a PSD matrix are nonnegative and add up to its trace; " + HORN_JOHNSON + " §1.2).",
 )
 
 
-def _row_top_sums(G: np.ndarray, kk: int) -> np.ndarray:
-    """Per row of G (diagonal already zeroed), the sum of its kk largest entries."""
-    D = G.shape[1]
-    if kk == 0:
-        return np.zeros(G.shape[0])
-    if kk >= D - 1:
-        return G.sum(axis=1)
-    return np.partition(G, D - kk, axis=1)[:, D - kk :].sum(axis=1)
+def gershgorin_screen(diag: np.ndarray, k: int, rows: int) -> np.ndarray:
+    """Per feature i, u_i ≥ the computed k-sparse Gershgorin row value of a factored C = FᵀF.
+
+    |C_ij| = |a_iᵀa_j| ≤ ‖a_i‖‖a_j‖ (Cauchy–Schwarz), so row i's value is at most
+    C_ii + √C_ii·(sum of the k − 1 largest √C_jj, j ≠ i).  Under floating point a
+    formed entry obeys |Ĉ_ij| ≤ (1 + γ_r)·|a_i|ᵀ|a_j| ≤ (1 + γ_r)/(1 − γ_r)·√(Ĉ_ii Ĉ_jj)
+    (Higham §3.1, Cauchy–Schwarz on |a_i|, |a_j|), and the k-term sums of the row
+    value and of u_i each lose at most γ_{k+4}; the factor 1 + 4·γ_{r+k+4} covers
+    all of it, so u_i is at or above row i's value however its block is formed.
+    Underflow adds at most 2^−1075 per product: Ĉ_ii + r·2^−1074 stands for C_ii
+    under the roots and k·r·2^−1074 is added.  O(D log D).
+    """
+    D = len(diag)
+    kk = min(k - 1, D - 1)
+    tiny = rows * SUBNORMAL_MIN
+    sq = np.sqrt(np.maximum(diag, 0.0) + tiny)
+    if kk <= 0:
+        return np.maximum(diag, 0.0)
+    order = np.argsort(-sq, kind="stable")
+    top = float(np.sum(sq[order[:kk]]))
+    nxt = float(sq[order[kk]]) if kk < D else 0.0
+    others = np.full(D, top)
+    others[order[:kk]] = top - sq[order[:kk]] + nxt  # i is among the kk largest: its place goes to the next
+    return (np.maximum(diag, 0.0) + sq * others) * (1 + 4 * gamma(rows + k + 4)) + k * tiny
 
 
 @timed
 def gershgorin_bound(
-    problem, k, nonneg=False, *, max_dim: int = GERSHGORIN_MAX_DIM, block_bytes: int = GERSHGORIN_BLOCK_BYTES
+    problem, k, nonneg=False, *, block_bytes: int = GERSHGORIN_BLOCK_BYTES, time_limit: float | None = None
 ) -> Bound:
     """OPT ≤ max_i [C_ii + sum of the k−1 largest |C_ij|, j ≠ i]  (nonneg: (C_ij)₊).
 
     Gershgorin on C_SS for the optimal support S (|S| ≤ k); for w ≥ 0,
     wᵀCw ≤ wᵀC₊w ≤ λmax((C₊)_SS) ≤ its largest row sum (Perron–Frobenius).
     This is ≤ "the k largest |C_ij| of row i, diagonal included".
-    For a factor C = FᵀF the rows are formed a block at a time (never D × D).
+
+    For a factor C = FᵀF the value is computed exactly without forming every row:
+    rows are formed a block of columns at a time (``Problem.columns``, O(r·D·b))
+    in decreasing order of the screen u_i ≥ row i's value (:func:`gershgorin_screen`),
+    and the search stops when the next screen is ≤ the best row found.  Proof that
+    the result is the full maximum: every row not formed has u_i ≤ that screen ≤
+    the best formed row, and row i's value ≤ u_i.  Stopped early by ``time_limit``
+    (seconds, checked between blocks), it returns max(best row, next screen), which
+    is ≥ every row's value and so still a valid bound, and says so in ``params``.
     Validity: each formed entry has error ≤ γ_r·√(C_ii C_jj) ≤ γ_r·max C_jj, so
     the margin is k·γ_r·max_j C_jj plus γ_k·value for the sums, plus rel 1e-10.
     """
+    t0 = time.perf_counter()
     k = check_k(problem, k)
     D = problem.dim
     diag = problem.diag
-    kk = k - 1
     if problem.uses_factor:
-        if D > max_dim:
-            raise NotApplicable(f"O(D²·r) row blocks and D = {D} > max_dim = {max_dim}")
-        F = problem.factor()
-        r = F.shape[0]
+        r = problem.factor_rows
+        screen = gershgorin_screen(diag, k, r)
+        order = np.argsort(-screen, kind="stable")
         b = max(1, min(D, block_bytes // (8 * D)))
-        best = -np.inf
-        for i0 in range(0, D, b):
-            i1 = min(D, i0 + b)
-            G = F[:, i0:i1].T @ F
-            G[np.arange(i1 - i0), np.arange(i0, i1)] = 0.0
-            G = np.maximum(G, 0.0) if nonneg else np.abs(G)
-            d = diag[i0:i1]
-            best = max(best, float(np.max((np.maximum(d, 0) if nonneg else d) + _row_top_sums(G, kk))))
+        best, p = -np.inf, 0
+        while p < D and screen[order[p]] > best:
+            if time_limit is not None and p and time.perf_counter() - t0 > time_limit:
+                break
+            idx = order[p : p + b]
+            best = max(best, float(np.max(gershgorin_columns(problem.columns(idx), idx, diag[idx], k, nonneg))))
+            p += len(idx)
+        complete = bool(p == D or screen[order[p]] <= best)
+        if not complete:
+            best = max(best, float(screen[order[p]]))
         err = k * gamma(r) * float(np.max(diag))
-        how = f"row blocks of {b}"
+        info = {"rows_formed": p, "complete": complete, "how": f"screened row blocks of {b}"}
     else:
-        C = problem.dense()
-        G = np.maximum(C, 0.0) if nonneg else np.abs(C)
-        np.fill_diagonal(G, 0.0)
-        d = np.maximum(diag, 0) if nonneg else diag
-        best = float(np.max(d + _row_top_sums(G, kk)))
+        best = float(np.max(gershgorin_columns(problem.dense(), np.arange(D), diag, k, nonneg)))
         err = 0.0
-        how = "dense"
+        info = {"rows_formed": D, "complete": True, "how": "dense"}
     v = best + err + gamma(k) * abs(best)
     return Bound(
         safe(v),
         "gershgorin",
-        {"positive_part": bool(nonneg), "how": how, "margin": err},
+        {"positive_part": bool(nonneg), "margin": err, **info},
         0.0,
         "max row sum of k largest entries (exact floats; factor rows with error ≤ γ_r·max C_jj "
-        "each) + γ_k summation + rel 1e-10",
+        "each, rows not formed bounded by Cauchy–Schwarz) + γ_k summation + rel 1e-10",
     )
 
 
@@ -163,7 +191,7 @@ GERSHGORIN = BoundSpec(
     "gershgorin",
     gershgorin_bound,
     COST_QUADRATIC,
-    max_dim=GERSHGORIN_MAX_DIM,
+    time_option="time_limit",
     description="largest row sum of the k largest |C_ij| (nonneg: positive parts)",
     reference="Elementary: Gershgorin's circle theorem on C_SS for the optimal support S, "
     "λmax(C_SS) ≤ max_i Σ_{j∈S} |C_ij|; for w ≥ 0 the row-sum bound on the spectral radius "

@@ -70,6 +70,7 @@ from certpca.certify.numerics import (
     check_k,
     gamma,
     lmax_upper,
+    quadratic_seconds,
     safe,
     timed,
 )
@@ -359,6 +360,7 @@ THRESHOLD = BoundSpec(
     threshold_bound,
     COST_SEARCH,
     max_dim=THRESHOLD_MAX_DIM,
+    estimate=quadratic_seconds,
     description="(k−1)ρ + max over connected components of the thresholded C of a k-sparse bound",
     reference="certpca's own bound: C = M + R with M the off-diagonal threshold of C at ρ (diagonal "
     "kept) and |R_ij| ≤ ρ, so wᵀRw ≤ (k−1)ρ for unit k-sparse w, and M is block diagonal over "

@@ -36,7 +36,7 @@ def sequential_components(
     components: list[Component] = []
     current = problem
     free = np.arange(problem.dim)  # features still available (disjoint scheme)
-    for _ in range(n_components):
+    for i in range(n_components):
         if disjoint:
             if free.size == 0:
                 warnings.warn(
@@ -71,7 +71,8 @@ def sequential_components(
                 **options,
             )
             w = comp.weights
-            current = current.deflate(w)
+            if i + 1 < n_components:  # a deflated factor is two more copies of it in memory: only when used
+                current = current.deflate(w)
         components.append(_on_full_problem(problem, comp, w))
     return components
 

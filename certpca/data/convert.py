@@ -20,7 +20,7 @@ import scipy.sparse as sp
 from certpca.errors import InputError
 from certpca.sparse_factor import as_csc
 
-from .dataset import Dataset, check_ids
+from .dataset import Dataset, check_ids, frozen
 
 KINDS = "a path, a bundled name, a numpy array, a pandas DataFrame, a scipy.sparse matrix or an AnnData object"
 
@@ -85,7 +85,7 @@ def _matrix(obj: Any) -> np.ndarray | sp.csc_matrix:
         raise InputError(f"data must be 2-D samples × features; got an array of shape {matrix.shape}")
     if not (np.issubdtype(matrix.dtype, np.number) and not np.issubdtype(matrix.dtype, np.bool_)):
         raise InputError(f"data must be numeric; got dtype {matrix.dtype}")
-    return as_csc(matrix) if sp.issparse(matrix) else matrix.astype(float)
+    return as_csc(matrix) if sp.issparse(matrix) else frozen(matrix.astype(float))  # astype copies
 
 
 def _from_anndata(adata: Any, *, layer: str | None, use_raw: bool, labels: str | None) -> Dataset:

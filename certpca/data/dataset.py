@@ -53,6 +53,8 @@ class Dataset:
             matrix.sum_duplicates()  # canonical (sorted, no duplicates): nothing later rewrites it in place
             for part in (matrix.data, matrix.indices, matrix.indptr):
                 part.flags.writeable = False
+        elif _frozen(self.matrix):
+            matrix = self.matrix  # a dataset's, or a copy made for one (prepare, convert): not copied again
         else:
             matrix = np.array(self.matrix, dtype=float)
             matrix.flags.writeable = False
@@ -178,3 +180,20 @@ def check_ids(feature_ids: list[str], sample_ids: list[str] | None) -> None:
     check_unique_ids(feature_ids, "feature ids", "make the feature names unique")
     if sample_ids is not None:
         check_unique_ids(sample_ids, "sample ids", "make the sample ids unique")
+
+
+def frozen(matrix: np.ndarray) -> np.ndarray:
+    """``matrix`` (a float64 array just made by the caller, owning its memory) made read-only, so that
+    :class:`Dataset` takes it without a copy: for wide data every copy is another matrix in memory."""
+    matrix.flags.writeable = False
+    return matrix
+
+
+def _frozen(matrix) -> bool:
+    """True for a read-only float64 array that owns its memory (:func:`frozen`): nothing can write to it."""
+    return (
+        isinstance(matrix, np.ndarray)
+        and matrix.dtype == np.float64
+        and matrix.base is None
+        and not matrix.flags.writeable
+    )

@@ -12,7 +12,7 @@ import pandas as pd
 from certpca.errors import InputError
 from certpca.sparse_factor import column_stats
 
-from .dataset import Dataset, check_unique_ids, some_ids
+from .dataset import Dataset, check_unique_ids, frozen, some_ids
 
 
 # ------------------------------------------------------------------ prepare
@@ -33,29 +33,41 @@ def prepare(ds: Dataset, *, center: bool = True, scale: bool = False, log2: floa
         return _prepare_covariance(ds, scale=scale, log2=log2)
     if ds.is_sparse:
         return _prepare_sparse(ds, center=center, scale=scale, log2=log2)
+    # one copy, then every step in place (the same operations, so the same values): a wide matrix
+    # otherwise passed through four copies of itself here
     X = np.array(ds.matrix)
     if log2 is not None:
-        X = np.log2(np.maximum(X, log2))
+        np.log2(np.maximum(X, log2, out=X), out=X)
     keep = _keep_nonconstant(ds.feature_ids, np.ptp(X, axis=0) > 0, scale)
-    X, feature_ids = X[:, keep], ds.feature_ids[keep]
+    if not keep.all():
+        X = X[:, keep]
+    feature_ids = ds.feature_ids[keep]
     X, exponent = _safe_units(X, warn=not scale)  # before the sums of centring, which could overflow too
     means = sds = None
     if center:
         means = X.mean(axis=0)
-        X = X - means
+        X -= means
     if scale:  # R's prcomp/scale(): sqrt(sum x^2 / (N-1)), the sd when centred, the root mean square when not
         sds = np.sqrt(np.sum(X**2, axis=0) / (X.shape[0] - 1))
-        X = X / sds
+        X /= sds
+    X = frozen(X)
     # center and scale are kept in the data's own units (ldexp is exact), for predict
     means = None if means is None else pd.Series(np.ldexp(means, exponent), index=feature_ids, name="center")
     sds = None if sds is None else pd.Series(np.ldexp(sds, exponent), index=feature_ids, name="scale")
     exponent = 0 if scale else exponent  # scaled values are unit-free
-    dropped = [str(f) for f in ds.feature_ids[~keep]]
-    steps = {"center": center, "scale": scale, "log2_floor": log2, "dropped_constant": dropped}
+    return _prepared(ds, X, keep, exponent, log2, center=means, scale=sds)
+
+
+def _prepared(ds: Dataset, X, keep: np.ndarray, exponent: int, log2: float | None, *, center, scale) -> Dataset:
+    """The prepared dataset: the kept features, the centring and scaling vectors (None when not
+    applied) and the record of every step."""
+    steps: dict = {"center": center is not None, "scale": scale is not None, "log2_floor": log2}
+    steps["dropped_constant"] = [str(f) for f in ds.feature_ids[~keep]]
     if exponent:
         steps["unit_exponent"] = exponent
+    preprocessing = {**ds.preprocessing, **steps}
     return replace(
-        ds, matrix=X, feature_ids=feature_ids, preprocessing={**ds.preprocessing, **steps}, center=means, scale=sds
+        ds, matrix=X, feature_ids=ds.feature_ids[keep], preprocessing=preprocessing, center=center, scale=scale
     )
 
 
@@ -64,10 +76,11 @@ SAFE_MAX, SAFE_MIN = 2.0**300, 2.0**-300
 
 
 def _safe_units(X: np.ndarray, *, warn: bool) -> tuple[np.ndarray, int]:
-    """X divided by 2^e (exact in binary floating point) when its magnitude would overflow or underflow
-    in a mean or a covariance product, with e (:func:`_unit_exponent`); e = 0 and X itself otherwise."""
-    exponent = _unit_exponent(float(np.max(np.abs(X))) if X.size else 0.0, warn=warn)
-    return (np.ldexp(X, -exponent), exponent) if exponent else (X, 0)
+    """X divided in place by 2^e (exact in binary floating point) when its magnitude would overflow or
+    underflow in a mean or a covariance product, with e (:func:`_unit_exponent`); e = 0 and X otherwise."""
+    top = max(float(np.max(X)), -float(np.min(X))) if X.size else 0.0  # max |X| without an |X| copy
+    exponent = _unit_exponent(top, warn=warn)
+    return (np.ldexp(X, -exponent, out=X), exponent) if exponent else (X, 0)
 
 
 def _unit_exponent(top: float, *, warn: bool) -> int:
@@ -122,13 +135,7 @@ def _prepare_sparse(ds: Dataset, *, center: bool, scale: bool, log2: float | Non
         sd = np.sqrt(np.asarray(X.power(2).sum(axis=0)).ravel() / (X.shape[0] - 1))
     means = pd.Series(np.ldexp(mean, exponent), index=feature_ids, name="center") if center else None
     sds = pd.Series(np.ldexp(sd, exponent), index=feature_ids, name="scale") if scale else None
-    dropped = [str(f) for f in ds.feature_ids[~keep]]
-    steps = {"center": center, "scale": scale, "log2_floor": log2, "dropped_constant": dropped}
-    if exponent:
-        steps["unit_exponent"] = exponent
-    return replace(
-        ds, matrix=X, feature_ids=feature_ids, preprocessing={**ds.preprocessing, **steps}, center=means, scale=sds
-    )
+    return _prepared(ds, X, keep, exponent, log2, center=means, scale=sds)
 
 
 def _keep_nonconstant(feature_ids: pd.Index, varies: np.ndarray, scale: bool) -> np.ndarray:

@@ -9,9 +9,15 @@ from __future__ import annotations
 
 import csv
 import gzip
+import itertools
+import json
+import re
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 import numpy as np
 import pandas as pd
@@ -25,6 +31,12 @@ NA_OPTIONS = ("drop-rows", "drop-cols", "mean")
 _MISSING_TOKENS = frozenset({"", "na", "nan", "n/a", "#n/a", "null", "none", "?"})
 _DELIMITERS = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
 _SNIFF_CANDIDATES = ("\t", ",", ";", "|")
+#: every spelling of a missing-value token (the C reader compares cells exactly)
+_MISSING_SPELLINGS = sorted(
+    {"".join(c) for tok in _MISSING_TOKENS for c in itertools.product(*({ch.lower(), ch.upper()} for ch in tok))}
+)
+#: lines read to sniff the delimiter and check the header before the whole file is parsed
+HEAD_LINES = 6
 SYMMETRY_RTOL = 1e-8
 PSD_RTOL = 1e-8
 
@@ -98,12 +110,13 @@ def _parse(path: Path, *, covariance: bool, key: str | None) -> _Table:
     return _parse_text(path, covariance=covariance)
 
 
-def _read_lines(path: Path) -> list[str]:
-    """The file's non-blank lines, gunzipped and decoded."""
+@contextmanager
+def _text(path: Path) -> Iterator[TextIO]:
+    """The file as text (gunzipped, UTF-8 with an optional byte-order mark); read errors as one-line InputErrors."""
     opener = gzip.open if path.suffix.lower() == ".gz" else open
     try:
         with opener(path, "rt", encoding="utf-8-sig", newline="") as fh:
-            text = fh.read()
+            yield fh
     except (gzip.BadGzipFile, EOFError) as exc:
         what = "ends early (truncated)" if isinstance(exc, EOFError) else "is not a gzip file"
         raise InputError(f"{path.name} {what}; download it again or give the uncompressed file") from None
@@ -111,7 +124,14 @@ def _read_lines(path: Path) -> list[str]:
         raise InputError(
             f"cannot read {path.name} as text ({exc.__class__.__name__}); save it as UTF-8 CSV/TSV, parquet or npz"
         ) from None
-    return [line for line in text.splitlines() if line.strip()]
+
+
+def _read_lines(path: Path, limit: int | None = None) -> list[str]:
+    """The file's non-blank lines (the first ``limit`` of them), gunzipped and decoded."""
+    with _text(path) as fh:
+        if limit is None:
+            return [line for line in fh.read().splitlines() if line.strip()]
+        return list(itertools.islice((line for line in fh if line.strip()), limit))
 
 
 def _delimiter(path: Path, lines: list[str]) -> str | None:
@@ -141,6 +161,152 @@ def _tokenize(lines: list[str], delimiter: str | None) -> list[list[str]]:
 
 
 def _parse_text(path: Path, *, covariance: bool) -> _Table:
+    """A CSV/TSV through a C reader when its first lines look regular, else (and to name a fault) in Python.
+
+    Three readers, fastest first; each later one runs only when the earlier cannot
+    vouch for its result, and all give the same table when they return:
+    :func:`_parse_numbers` (numpy's C ``loadtxt``: numbers only, about 1.1× the
+    matrix's memory), :func:`_parse_missing` (pandas' C engine, which also reads
+    missing-value tokens) and :func:`_parse_python` (every cell a Python string,
+    13× the matrix), which alone raises the messages about a faulty file.
+    """
+    head = _read_lines(path, HEAD_LINES)
+    if len(head) >= 2:
+        delimiter = _delimiter(path, head)
+        header, first = _tokenize(head[:2], delimiter)
+        header = [h.strip() for h in header]
+        width = len(first)
+        if width >= 2 and width - len(header) in (0, 1):
+            col_ids = header if width == len(header) + 1 else header[1:]
+            for parse in (_parse_numbers, _parse_missing):
+                table = parse(path, delimiter, col_ids, width)
+                if table is not None:
+                    if covariance and width == len(header) and len(table.row_ids) == width:
+                        # a square body under D names: the first column holds values, not ids
+                        first_col = _to_float([[i] for i in table.row_ids], None, header[:1])
+                        return _Table(np.hstack([first_col, table.values]), list(header), header)
+                    return table
+    return _parse_python(path, covariance=covariance)
+
+
+#: a first field in double quotes (quotes inside doubled), then the delimiter or the line's end
+_QUOTED_ID = re.compile(r'"((?:[^"]|"")*)"')
+
+
+def _split_id(line: str, delimiter: str | None) -> tuple[str, str] | None:
+    """(first field, the rest of the line) as :func:`_tokenize` splits it; None when unsure."""
+    if delimiter is None:
+        parts = line.split(None, 1)
+        return (parts[0], parts[1]) if len(parts) == 2 else None
+    if line.startswith('"'):
+        m = _QUOTED_ID.match(line)
+        if m is None or not line.startswith(delimiter, m.end()):
+            return None
+        return m.group(1).replace('""', '"'), line[m.end() + len(delimiter) :]
+    field, sep, rest = line.partition(delimiter)
+    return (field, rest) if sep and '"' not in field else None
+
+
+def _parse_numbers(path: Path, delimiter: str | None, col_ids: list[str], width: int) -> _Table | None:
+    """A file of numbers only, through numpy's C ``loadtxt``; None when anything else is in it.
+
+    Equal to :func:`_parse_python` whenever it returns: ``loadtxt`` converts cells
+    with correct rounding (as ``float``) and raises when the number of fields
+    changes, the ids are split off line by line as :func:`_tokenize` splits them
+    (a case it cannot be sure of returns None), blank lines are skipped as there.
+    """
+    row_ids: list[str] = []
+
+    def rest_of_lines(fh):
+        for line in fh:
+            if line.strip():
+                split = _split_id(line, delimiter)
+                if split is None:
+                    raise ValueError("first field not split here")
+                row_ids.append(split[0].strip())
+                yield split[1]
+
+    try:
+        with _text(path) as fh:
+            next(line for line in fh if line.strip())  # the header, already parsed
+            values = np.loadtxt(
+                rest_of_lines(fh),
+                delimiter=delimiter,
+                comments=None,
+                quotechar=None if delimiter is None else '"',
+                ndmin=2,
+            )
+    except (InputError, ValueError, OSError, EOFError, UnicodeDecodeError):
+        return None
+    if values.shape != (len(row_ids), width - 1) or not row_ids:
+        return None
+    return _Table(values, row_ids, col_ids)
+
+
+def _parse_missing(path: Path, delimiter: str | None, col_ids: list[str], width: int) -> _Table | None:
+    """The file through pandas' C engine, which reads missing-value tokens as NaN; None when unsure.
+
+    Equal to :func:`_parse_python` whenever it returns: cells are converted with
+    the correctly rounded ``round_trip`` converter (as ``float``), the missing-value
+    tokens are given in every spelling the Python reader accepts, and quoting
+    follows :func:`_tokenize` (none for whitespace-separated files).  A row with
+    too many fields or a decoding or gzip error make pandas raise; a column with a
+    cell that is not a number comes back as text (or booleans) and is refused; a
+    row with too few fields comes back padded with NaN, so when any NaN is present
+    every data line is re-counted (:func:`_widths_agree`).  Per-column dtypes are
+    not passed (they cost pandas a Python step per column): the id column is
+    re-read as text only when pandas did not keep it as text.
+    """
+    options = {
+        "sep": r"\s+" if delimiter is None else delimiter,
+        "header": None,
+        "names": range(width),
+        "index_col": False,
+        "keep_default_na": False,
+        "quoting": csv.QUOTE_NONE if delimiter is None else csv.QUOTE_MINIMAL,
+        "engine": "c",
+    }
+    try:
+        frame = _read_body(path, na_values=_MISSING_SPELLINGS, float_precision="round_trip", **options)
+        ids = frame.pop(0)
+        if not all(pd.api.types.is_float_dtype(t) or pd.api.types.is_integer_dtype(t) for t in frame.dtypes):
+            return None
+        if not (pd.api.types.is_object_dtype(ids.dtype) and all(isinstance(i, str) for i in ids)):
+            ids = _read_body(path, usecols=[0], dtype=str, **options)[0]
+    except (InputError, ValueError, OSError, EOFError, UnicodeDecodeError, pd.errors.ParserError):
+        return None
+    row_ids = [i.strip() for i in ids]
+    values = frame.to_numpy(dtype=float)
+    del frame
+    if not row_ids or len(row_ids) != len(values):
+        return None
+    if np.isnan(values).any() and not _widths_agree(path, delimiter, width, len(row_ids)):
+        return None
+    return _Table(values, row_ids, col_ids)
+
+
+def _read_body(path: Path, **options) -> pd.DataFrame:
+    """``pandas.read_csv`` of the lines after the header (the first non-blank line)."""
+    with _text(path) as fh:
+        next(line for line in fh if line.strip())
+        return pd.read_csv(fh, **options)
+
+
+def _widths_agree(path: Path, delimiter: str | None, width: int, n_rows: int) -> bool:
+    """True when the file has ``n_rows`` non-blank data lines of ``width`` fields each (one line at a time)."""
+    count = -1  # the header is the first non-blank line
+    with _text(path) as fh:
+        for line in fh:
+            if not line.strip():
+                continue
+            count += 1
+            if count and len(_tokenize([line], delimiter)[0]) != width:
+                return False
+    return count == n_rows
+
+
+def _parse_python(path: Path, *, covariance: bool) -> _Table:
+    """Tokenize every line in Python: the reference reader, whose messages name the row and column at fault."""
     lines = _read_lines(path)
     if not lines:
         raise InputError(f"{path.name} is empty; give a header row and one row per sample")
@@ -214,30 +380,100 @@ def _to_float(cells: list[list[str]], row_ids: list[str] | None, col_ids: list[s
 
 
 def _parse_parquet(path: Path) -> _Table:
-    """Sample ids from a stored index, else from a first non-float column, else numbered."""
+    """A parquet table validated as a CSV is.
+
+    Sample ids come from a stored index, else from a first column that is not of
+    float type (text or integers, as a CSV's first column), else they are numbered
+    (a table of floats saved without its index).  Float and integer columns are
+    taken as they are; any other column (text, booleans, dates) is read cell by
+    cell as the CSV reader reads text, so numbers stored as text are accepted,
+    missing-value tokens and nulls become NaN and anything else gets the CSV
+    reader's message naming the sample and the column.
+    """
     try:
+        import pyarrow.parquet as pq
+
+        numbers = _parquet_numbers(pq.ParquetFile(path))
+        if numbers is not None:
+            return numbers
         frame = pd.read_parquet(path)
     except ImportError:
-        raise InputError("reading parquet needs pyarrow; pip install pyarrow") from None
+        raise InputError("reading parquet needs pyarrow; pip install pyarrow (or certpca[parquet])") from None
     except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
         raise InputError(f"cannot read {path.name} as parquet ({exc}); check the file") from None
     if not isinstance(frame.index, pd.RangeIndex):
-        row_ids = [str(i) for i in frame.index]
+        row_ids = [str(i).strip() for i in frame.index]
     elif frame.shape[1] and not pd.api.types.is_float_dtype(frame.dtypes.iloc[0]):
-        row_ids = [str(i) for i in frame.iloc[:, 0]]
+        row_ids = [str(i).strip() for i in frame.iloc[:, 0]]
         frame = frame.iloc[:, 1:]
     else:
         row_ids = [str(i + 1) for i in range(len(frame))]
-    col_ids = [str(c) for c in frame.columns]
+    col_ids = [str(c).strip() for c in frame.columns]
     if frame.size == 0:
         raise InputError(f"{path.name} holds no data; give at least one row and one feature column")
-    non_numeric = [c for c, t in zip(col_ids, frame.dtypes) if not pd.api.types.is_numeric_dtype(t)]
-    if non_numeric:
-        raise InputError(
-            f"{path.name}: {len(non_numeric)} non-numeric columns ({some_ids(non_numeric)}); "
-            "drop them or convert them to numbers"
-        )
-    return _Table(frame.to_numpy(dtype=float, na_value=np.nan), row_ids, col_ids)
+    numeric = [
+        (pd.api.types.is_float_dtype(t) or pd.api.types.is_integer_dtype(t)) and not pd.api.types.is_bool_dtype(t)
+        for t in frame.dtypes
+    ]
+    if all(numeric):
+        return _Table(frame.to_numpy(dtype=float, na_value=np.nan), row_ids, col_ids)
+    values = np.empty(frame.shape)
+    other = [j for j, ok in enumerate(numeric) if not ok]
+    cells = [[_cell_text(v) for v in row] for row in frame.iloc[:, other].itertuples(index=False)]
+    values[:, other] = _to_float(cells, row_ids, [col_ids[j] for j in other])
+    done = [j for j, ok in enumerate(numeric) if ok]
+    if done:
+        values[:, done] = frame.iloc[:, done].to_numpy(dtype=float, na_value=np.nan)
+    return _Table(values, row_ids, col_ids)
+
+
+#: parquet columns read at a time into the one float array (a wide file's columns are read in batches)
+PARQUET_BATCH = 1000
+
+
+def _parquet_numbers(file) -> _Table | None:
+    """A parquet file of numbers (float and integer columns; ids as :func:`_parse_parquet` takes them)
+    read straight into one float array, ``PARQUET_BATCH`` columns at a time; None for anything else.
+
+    ``pandas.read_parquet`` (and ``pyarrow.parquet.read_table``) of a 500 × 20000 table peaked at
+    20-25× the matrix: arrow and pandas buffers for every column at once.  The ids and values are
+    those the pandas route gives.
+    """
+    import pyarrow as pa
+
+    schema = file.schema_arrow
+    meta = json.loads((schema.metadata or {}).get(b"pandas", b"{}") or b"{}")
+    names = schema.names
+    stored = [c for c in meta.get("index_columns", []) if isinstance(c, str)]
+    if len(stored) > 1 or (stored and stored[0] not in names):
+        return None  # a MultiIndex, or one pandas stores elsewhere: the pandas route
+    id_col = stored[0] if stored else None
+    if id_col is None and names and not pa.types.is_floating(schema.field(names[0]).type):
+        id_col = names[0]
+    data = [n for n in names if n != id_col]
+    types = [schema.field(n).type for n in data]
+    n_rows = file.metadata.num_rows
+    if not data or not n_rows or not all(pa.types.is_floating(t) or pa.types.is_integer(t) for t in types):
+        return None
+    if id_col is None:
+        row_ids = [str(i + 1) for i in range(n_rows)]
+    else:
+        id_type = schema.field(id_col).type
+        if not (pa.types.is_string(id_type) or pa.types.is_large_string(id_type) or pa.types.is_integer(id_type)):
+            return None
+        ids = file.read(columns=[id_col], use_pandas_metadata=False).column(0)
+        row_ids = [str(i).strip() for i in ids.to_pylist()]
+    values = np.empty((n_rows, len(data)))
+    for j in range(0, len(data), PARQUET_BATCH):
+        batch = file.read(columns=data[j : j + PARQUET_BATCH], use_threads=False, use_pandas_metadata=False)
+        for i in range(batch.num_columns):
+            values[:, j + i] = batch.column(i).to_numpy()  # nulls come back as NaN
+    return _Table(values, row_ids, [name.strip() for name in data])
+
+
+def _cell_text(value) -> str:
+    """A parquet cell as the text a CSV would hold: nulls as NA, everything else as ``str`` writes it."""
+    return "NA" if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)) else str(value)
 
 
 def _parse_npz(path: Path, key: str | None) -> _Table:

@@ -12,7 +12,7 @@ from certpca.errors import InputError
 from certpca.io import Outputs, load
 from certpca.report.api import report
 from certpca.report.genes import gene_selection_run
-from certpca.report.options import GENE_K
+from certpca.report.options import GENE_K, SDP_TIME
 from certpca.report.saved import Run
 from certpca.report.tables import fmt, mode_name, proven, table_files, tables_for
 from certpca.validation import check_cardinality
@@ -61,6 +61,14 @@ def add_commands(sub, data_options) -> None:
         metavar="NAME,...",
         help="bounds of the certificate at k (default: every "
         "vector-independent bound up to cost class 3 that fits the size)",
+    )
+    rep.add_argument(
+        "--time-limit",
+        type=float,
+        default=SDP_TIME,
+        metavar="SECONDS",
+        help="time limit in seconds of the sample-space SDP bound dabe_sdp in the certificates at k "
+        f"(default {SDP_TIME:g}; it keeps its best bound so far)",
     )
     rep.add_argument(
         "--path-bounds", metavar="NAME,...", help="bounds of the band along the path (default trace,lambda1,dabe)"
@@ -223,6 +231,7 @@ def _cmd_report(args) -> int:
         path_methods=args.path_methods,
         seed=args.seed,
         bounds=args.bounds,
+        time_limit=args.time_limit,
         path_bounds=args.path_bounds,
         genes=args.genes,
         gene_sizes=_sizes(args.gene_sizes, ds.n_features),

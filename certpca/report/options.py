@@ -14,7 +14,7 @@ from certpca.certify import default_bounds, parse_bounds
 from certpca.data import Dataset, clustering_classes
 from certpca.errors import InputError
 from certpca.solvers import REGISTRY as SOLVERS
-from certpca.validation import check_cardinality, parse_grid
+from certpca.validation import check_cardinality, check_float, parse_grid
 
 #: methods run when none are named (those present in the registry)
 DEFAULT_METHODS = ("em", "threshold", "gpower-l1", "gpower-l0", "spannogram", "nspca")
@@ -44,6 +44,13 @@ GENE_K = 70
 GENE_METHOD = "em"
 #: k-means initialisations per subset (Sigg & Buhmann use 100)
 N_INIT = 100
+#: time limit of the sample-space SDP ``dabe_sdp`` in the certificates at k (its own default is 40 s): it
+#: stops there with its best bound so far, and the page says so; the exact search keeps its own cap.
+#: pbmc at k = 30: about 220 iterations, 39.59 (the former 40 s gave 39.70); leukemia at k = 50
+#: converges in 5 s (reports/bench/report.md)
+SDP_TIME = 6.0
+#: the bound ``SDP_TIME`` limits
+SDP_BOUND = "dabe_sdp"
 
 
 @dataclass
@@ -65,6 +72,7 @@ class Plan:
     gene_sizes: Sequence[int] = GENE_SIZES
     gene_k: int = GENE_K
     n_init: int = N_INIT
+    time_limit: float | None = SDP_TIME  # None: a time-limited bound uses its own default
     command: str = ""
     notes: list[str] = field(default_factory=list)  # what the data ruled out and why, for the page and terminal
     cert_bounds: dict[bool, list[str]] = field(default_factory=dict)  # filled per mode when certifying
@@ -141,6 +149,7 @@ def resolve(
     gene_sizes: Sequence[int] = GENE_SIZES,
     gene_k: int | None = None,
     n_init: int = N_INIT,
+    time_limit: float | None = SDP_TIME,
     command: str = "",
 ) -> Plan:
     """Check every option against the data and return the :class:`Plan`; raise InputError naming the fix."""
@@ -164,6 +173,8 @@ def resolve(
             "the report shares bounds between methods, so the support-specific 'pattern' "
             "bound cannot be used; certify one vector with 'certpca certify --bounds pattern'"
         )
+    if time_limit is not None:
+        time_limit = check_float(time_limit, "time_limit", low=0.0)
     labelled = ds.labels is not None and not ds.is_covariance
     want_genes = labelled if genes is None else bool(genes)
     notes = []
@@ -193,6 +204,7 @@ def resolve(
         gene_sizes=gene_sizes,
         gene_k=gene_k,
         n_init=n_init,
+        time_limit=time_limit,
         command=command,
         notes=notes,
     )
@@ -226,6 +238,8 @@ __all__ = [
     "N_INIT",
     "PATH_BOUNDS",
     "Plan",
+    "SDP_BOUND",
+    "SDP_TIME",
     "applicable",
     "headline_bounds",
     "choose_methods",

@@ -51,6 +51,8 @@ from certpca.report.options import (
     GENE_SIZES,
     N_INIT,
     PATH_BOUNDS,
+    SDP_BOUND,
+    SDP_TIME,
     Plan,
     applicable,
     choose_methods,
@@ -270,8 +272,27 @@ def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> Fitted:
             if plan.head_bounds is None
             else applicable(plan.head_bounds, problem, nonneg)
         )
-        shared = certify_vector(problem, best.components[0].weights, plan.k, nonneg, bounds=names)
-        later = certify_components(best, bounds=names, start=1) if plan.components > 1 else []
+        # a sign-free bound of the plain problem is the same number for w >= 0: computed once
+        reuse = (
+            {b.name: b for b in out.shared[False].bounds if BOUNDS[b.name].sign_free}
+            if nonneg and False in out.shared
+            else None
+        )
+        shared = certify_vector(
+            problem,
+            best.components[0].weights,
+            plan.k,
+            nonneg,
+            bounds=names,
+            time_limits=_time_limits(plan),
+            reuse=reuse,
+        )
+        later = (
+            certify_components(best, bounds=names, start=1, time_limits=_time_limits(plan))
+            if plan.components > 1
+            else []
+        )
+        out.notes += _time_notes(shared, [n for n in names if n not in (reuse or {})], plan.time_limit, nonneg)
         later_dicts = [None if c is None else c.to_dict() for c in later]
         out.bounds[nonneg] = names
         out.shared[nonneg] = shared
@@ -290,6 +311,25 @@ def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> Fitted:
                 )
             )
     return out
+
+
+def _time_limits(plan: Plan) -> dict[str, float]:
+    """The report's time limit, for the sample-space SDP only: the exact search of small problems keeps
+    its own cap (it decides "proven optimal")."""
+    return {} if plan.time_limit is None else {SDP_BOUND: plan.time_limit}
+
+
+def _time_notes(cert: Certificate, names: list[str], time_limit: float | None, nonneg: bool) -> list[str]:
+    """A note when the certificate computed the sample-space SDP itself (``names``): it may have
+    stopped at ``time_limit`` before converging."""
+    timed = [b.name for b in cert.bounds if b.name == SDP_BOUND and b.name in names]
+    if time_limit is None or not timed:
+        return []
+    return [
+        f"certificate at k{_suffix(nonneg, ' (nonnegative)')}: {', '.join(timed)} had a time limit of "
+        f"{time_limit:g} s (--time-limit) and may have stopped before converging; a larger limit can "
+        "tighten the bound"
+    ]
 
 
 def sample_scores(ds: Dataset, problem: Problem, fits: list[MethodFit]) -> list[Scores]:
@@ -424,6 +464,7 @@ def compute_run(
     gene_sizes: Sequence[int] = GENE_SIZES,
     gene_k: int | None = None,
     n_init: int = N_INIT,
+    time_limit: float | None = SDP_TIME,
     command: str = "",
     progress: bool | None = None,
 ) -> Run:
@@ -443,6 +484,7 @@ def compute_run(
         gene_sizes=gene_sizes,
         gene_k=gene_k,
         n_init=n_init,
+        time_limit=time_limit,
         command=command,
     )
     problem = ds.problem()

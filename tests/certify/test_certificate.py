@@ -134,6 +134,55 @@ def test_factor_problem_never_needs_dense():
     assert time.perf_counter() - t < 60
 
 
+def test_a_bound_estimated_to_overrun_the_budget_is_skipped_with_the_reason(prob, monkeypatch):
+    import dataclasses
+
+    P, _ = prob
+    w = np.zeros(10)
+    w[:3] = 1
+    monkeypatch.setitem(REGISTRY, "dabe", dataclasses.replace(REGISTRY["dabe"], estimate=lambda p, k: 1e6))
+    c = certify_vector(P, w, 3, bounds="trace,dabe,lambda1", budget=1000.0)
+    assert "dabe" in c.skipped and "estimated 1e+06 s" in c.skipped["dabe"]
+    assert {b.name for b in c.bounds} == {"trace", "lambda1"}
+    # without a budget nothing is estimated away
+    assert "dabe" in {b.name for b in certify_vector(P, w, 3, bounds="trace,dabe").bounds}
+
+
+def test_searches_stopped_by_their_time_limit_stay_valid():
+    from certpca.certify import dabe_bound, pattern_bound
+
+    rng = np.random.default_rng(2)
+    for _ in range(4):
+        C = random_psd(rng, 9, "spiked")
+        P = Problem.from_covariance(C)
+        for nonneg in (False, True):
+            opt = brute_force(C, 3, nonneg)[0]
+            for bound in (dabe_bound, pattern_bound):
+                b = bound(P, 3, nonneg, time_limit=0.0)
+                assert b.value >= opt * (1 - 1e-12)
+                assert b.value >= bound(P, 3, nonneg).value * (1 - 1e-12)  # one evaluation: never tighter
+
+
+def test_minimize_1d_stops_at_its_deadline_or_target():
+    from certpca.certify.numerics import minimize_1d
+
+    calls = []
+
+    def f(x):
+        calls.append(x)
+        return (x - 0.3) ** 2
+
+    full = minimize_1d(f, 0.0, 1.0, 16, 14)
+    n_full = len(calls)
+    calls.clear()
+    assert minimize_1d(f, 0.0, 1.0, 16, 14, deadline=time.perf_counter() - 1) == (f(0.0), 0.0)
+    assert len(calls) == 2  # one evaluation in the search (the second call is the check above)
+    calls.clear()
+    v, x = minimize_1d(f, 0.0, 1.0, 16, 14, target=0.01)
+    assert v <= 0.01 and len(calls) < n_full
+    assert full[0] <= v
+
+
 def test_summary_tables_every_bound_tightest_first_in_text_html_and_latex(prob):
     P, C = prob
     w = np.linalg.eigh(C[:3, :3])[1][:, -1]
@@ -149,3 +198,62 @@ def test_summary_tables_every_bound_tightest_first_in_text_html_and_latex(prob):
     assert r"\%" in latex and "% " not in latex.replace(r"\%", "")  # a bare % would comment out the row
     html = s.as_html()
     assert html.count("<tr>") == len(values) and "&lt;= OPT &lt;=" in html
+
+
+@pytest.mark.parametrize("nonneg", [False, True])
+def test_at_d_1e5_every_default_bound_runs_in_the_budget_or_is_skipped_with_the_reason(monkeypatch, nonneg):
+    """Not timed: the flop rate is set so low that every estimated bound is beyond the budget."""
+    import dataclasses
+
+    from certpca.certify import numerics
+    from certpca.certify.registry import default_bounds
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((5, 100_000)) * rng.uniform(0.5, 2.0, 100_000)
+    X -= X.mean(axis=0)
+    P = Problem.from_data(X)
+    w = np.zeros(P.dim)
+    w[np.argsort(-P.diag)[:10]] = 1.0
+    names = set(default_bounds(P, nonneg))
+    limits = {}
+    for name in names:
+        spec = REGISTRY[name]
+
+        def spy(*args, spec=spec, **kwargs):
+            limits[spec.name] = kwargs.get(spec.time_option) if spec.time_option else None
+            return spec.func(*args, **kwargs)
+
+        monkeypatch.setitem(REGISTRY, name, dataclasses.replace(spec, func=spy))
+    monkeypatch.setattr(numerics, "FLOP_RATE", 1e3)  # 1000 flops a second
+    c = certify_vector(P, w, 10, nonneg, budget=30.0)
+    ran = {b.name for b in c.bounds}
+    assert ran | set(c.skipped) == names and not ran & set(c.skipped)
+    # what ran: trace (the cheapest bound always runs, O(D)) and the bounds that stop at their time limit
+    assert ran == {"trace", "gershgorin"} and set(limits) == ran
+    assert 0 < limits["gershgorin"] <= 30.0
+    for name in names - ran:
+        assert REGISTRY[name].estimate is not None
+        assert "s without a pause, more than the" in c.skipped[name] and "of the 30 s budget" in c.skipped[name]
+    assert all(b.value >= c.value for b in c.bounds)
+
+
+def test_time_limits_cap_a_named_time_limited_bound_without_a_budget(monkeypatch):
+    import dataclasses
+
+    import certpca.certify.certificate as cc
+
+    P = Problem(factor=np.random.default_rng(31).standard_normal((8, 40)))
+    w = np.r_[np.ones(3), np.zeros(37)]
+    spec = cc.REGISTRY["dabe_sdp"]
+    seen: dict = {}
+
+    def spy(problem, k, nonneg=False, **kw):
+        seen.update(kw)
+        return spec.func(problem, k, nonneg, **kw)
+
+    monkeypatch.setitem(cc.REGISTRY, "dabe_sdp", dataclasses.replace(spec, func=spy))
+    c = certify_vector(P, w, 3, bounds="lambda1,dabe_sdp", time_limits={"dabe_sdp": 0.5})
+    assert seen == {"time_limit": 0.5} and c.skipped == {}  # no budget: the limit as given, nothing skipped
+    seen.clear()
+    certify_vector(P, w, 3, bounds="lambda1,dabe_sdp", time_limits={"dabe_sdp": 30.0}, budget=2.0)
+    assert 0 < seen["time_limit"] <= 0.85 * 2.0  # at most what the budget leaves

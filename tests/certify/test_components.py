@@ -48,3 +48,26 @@ def test_disjoint_components_are_certified_on_the_unused_features():
         assert cert.value == pytest.approx(comp.variance, rel=1e-12)  # no deflation: the variance on C
         assert cert.upper_bound >= opt * (1 - 1e-12) and cert.optimal == (opt - cert.value <= 1e-6 * opt)
         used += list(np.flatnonzero(comp.weights))
+
+
+def test_the_last_component_is_not_deflated(monkeypatch):
+    # a deflated factor is two copies of it: fitting and certifying n components deflate n − 1 times
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((8, 30))
+    P = Problem.from_data(X - X.mean(axis=0))
+    calls = []
+    deflate = Problem.deflate
+
+    def counted(self, w):
+        calls.append(1)
+        return deflate(self, w)
+
+    monkeypatch.setattr(Problem, "deflate", counted)
+    for n in (1, 3):
+        calls.clear()
+        fit = fit_components(P, 4, n_components=n)
+        assert len(calls) == n - 1
+        calls.clear()
+        certs = certify_components(fit, bounds="trace,lambda1")
+        assert len(calls) == n - 1 and len(certs) == n
+        assert all(c.upper_bound >= c.value for c in certs)

@@ -80,3 +80,43 @@ def test_truncated_alg2_is_never_exact():
         spannogram_bound(P, 6, d=3)
     # d = 2 sweeps are never truncated
     assert spannogram(P, 6, d=2).exact
+
+
+def test_sign_free_bounds_give_the_same_number_with_and_without_nonneg():
+    # a sign-free bound is computed once for both sign constraints (report): it must ignore nonneg
+    rng = np.random.default_rng(12)
+    F = rng.standard_normal((6, 30))  # wide: a factor, where dabe_sdp applies
+    sign_free = [name for name, spec in REGISTRY.items() if spec.sign_free]
+    assert {"trace", "lambda1", "dabe", "dspca", "dabe_sdp"} <= set(sign_free)
+    for P in (Problem.from_covariance(random_psd(rng, 7, "spiked")), Problem(factor=F)):
+        for name in sign_free:
+            kw = {"time_limit": 1e9, "fine_iters": 5} if name == "dabe_sdp" else {}
+            try:
+                plain = REGISTRY[name].func(P, 3, False, **kw)
+            except NotApplicable:
+                continue
+            assert REGISTRY[name].func(P, 3, True, **kw).value == plain.value, name
+
+
+def test_reused_bounds_enter_the_certificate_as_computed():
+    P = Problem.from_covariance(random_psd(np.random.default_rng(13), 8, "spiked"))
+    w = np.r_[np.ones(3), np.zeros(5)]
+    plain = certify_vector(P, w, 3, False, bounds="lambda1,dabe")
+    reused = certify_vector(P, w, 3, True, bounds="lambda1,dabe", reuse={"dabe": plain.bounds[1]})
+    fresh = certify_vector(P, w, 3, True, bounds="lambda1,dabe")
+    assert [b.name for b in reused.bounds] == ["lambda1", "dabe"]
+    assert reused.bounds[1] is plain.bounds[1]
+    assert (reused.upper_bound, reused.winner, reused.lower_bound) == (
+        fresh.upper_bound,
+        fresh.winner,
+        fresh.lower_bound,
+    )
+
+
+def test_dabe_reuses_its_grid_across_k_without_changing_the_bound():
+    rng = np.random.default_rng(14)
+    F = rng.standard_normal((8, 40)) * rng.uniform(0.2, 2.0, 40)
+    shared = Problem(factor=F)
+    along = [REGISTRY["dabe"].func(shared, k, False).value for k in (2, 5, 9)]  # one problem, as on a path
+    assert len(shared.memo["dabe"]) < 3 * 32  # the 16 grid points are computed once
+    assert along == [REGISTRY["dabe"].func(Problem(factor=F), k, False).value for k in (2, 5, 9)]

@@ -30,6 +30,30 @@ def test_pitprops_is_reported_proven_optimal():
     assert "proven optimal" in html and "optimal: no" not in html and ">no<" not in html
 
 
+def test_the_sdp_time_limit_is_stated_and_sign_free_bounds_are_shared():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(10, 30)) * rng.uniform(0.3, 2.0, 30)  # wide: a factor, where dabe_sdp applies
+    ds = prepare(
+        Dataset("wide", X, pd.Index([f"g{j}" for j in range(30)]), pd.Index([f"s{i}" for i in range(10)]), None)
+    )
+    run = _quick(ds, k=3, genes=False, bounds="lambda1,dabe,threshold,dabe_sdp", time_limit=0.0)
+    plain, nonneg = (run.best_fit(nn).certificate for nn in (False, True))
+    for cert in (plain, nonneg):
+        assert [b["name"] for b in cert["bounds"]] == ["lambda1", "dabe", "threshold", "dabe_sdp"]  # none skipped
+        assert cert["skipped"] == {}
+    # dabe_sdp ignores w >= 0: the nonnegative certificate holds the plain one's numbers, computed once
+    shared = {b["name"]: b for b in plain["bounds"]}
+    for b in nonneg["bounds"]:
+        if b["name"] in ("lambda1", "dabe", "dabe_sdp"):
+            assert b == shared[b["name"]]
+    stated = [n for n in run.notes if "time limit" in n]
+    assert stated == [
+        "certificate at k: dabe_sdp had a time limit of 0 s (--time-limit) and may have stopped before "
+        "converging; a larger limit can tighten the bound"
+    ]  # the nonnegative certificate reused it: no note of its own
+    assert "dabe_sdp had a time limit of 0 s" in render(run)
+
+
 def test_a_report_cites_its_own_data_set_and_no_other():
     run = _quick(certpca.load("khan"), k=10, genes=False)
     refs = " ".join(run.references)
