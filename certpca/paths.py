@@ -5,7 +5,9 @@ previous k's solution, which is how the path stays cheap, and on a geometric
 grid of k also from their deterministic starts (PC1 for EM, whose eigenvector is
 computed once: Sigg & Buhmann 2008, §3.1); ``cold_starts`` runs all their
 starts, random restarts included, at every k.  Warm starts alone lost up to
-25 % of the variance at small k on a random 20 × 80 problem.  Other methods
+25 % of the variance at small k on a random 20 × 80 problem.  Runs along the
+path stop by the solver's ``path_options`` (EM: after one settled support, see
+:class:`~certpca.solvers.em.EM`), which keep the driver's floor.  Other methods
 (thresholding, the spannogram) use their own starts at every k.
 """
 
@@ -61,6 +63,7 @@ def fit_path(
                 rng=rng,
                 restarts=restarts,
                 starts=starts if starts and starts[0] is not None else None,
+                run_options=solver.path_options,
                 **options,
             )
         )

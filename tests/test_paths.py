@@ -90,3 +90,42 @@ def test_table_command_reads_a_saved_path(tmp_path, capsys):
     md = (tmp_path / "t" / "path.md").read_text()
     assert "| certified |" in md and "\n| 2 | 1.954 |" in md and "\n| 4 | " in md
     assert (tmp_path / "t" / "path.tex").read_text().count(r"\toprule") == 1
+
+
+def test_path_floor_bounds_hold_and_skipping_changes_nothing(monkeypatch):
+    """Along a path the floor skips refits whose Weyl bound on λ1(C_SS) cannot beat the solver: every
+    bound kept is ≥ numpy's λ1 of its support, and the path equals the one that refits every k."""
+    import certpca.solvers as solvers
+
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((20, 400)) * rng.uniform(0.2, 3, 400)  # here the floor wins at one k
+    P = Problem.from_data(X - X.mean(0))
+    ks = list(range(1, 41))
+    checked = refits = 0
+    floor, renormalize = solvers.floor, solvers.renormalize
+
+    def counting(*args, **kw):
+        nonlocal refits
+        refits += 1
+        return renormalize(*args, **kw)
+
+    def checking_floor(problem, k, nonneg, **kw):
+        nonlocal checked
+        out = floor(problem, k, nonneg, **kw)
+        for key, (m, ub) in solvers._PC1_BOUNDS.get(problem, {}).items():
+            support = solvers._PC1_ORDERS[problem][key][:m]
+            assert ub >= np.linalg.eigvalsh(problem.submatrix(support))[-1] * (1 - 1e-12)
+            checked += 1
+        return out
+
+    monkeypatch.setattr(solvers, "floor", checking_floor)
+    monkeypatch.setattr(solvers, "renormalize", counting)
+    skipping = fit_path(P, ks)
+    assert checked > len(ks) // 2
+    skipped_refits, refits = refits, 0
+    monkeypatch.setattr(solvers, "BOUND_SLACK", np.inf)  # bounds never below the solver: no skips
+    refitting = fit_path(Problem.from_data(X - X.mean(0)), ks)
+    assert skipped_refits < refits  # some refits were skipped
+    assert any("floor" in c.extras for c in refitting)
+    for a, b in zip(skipping, refitting):
+        assert a.variance == b.variance and np.array_equal(a.weights, b.weights)

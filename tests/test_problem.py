@@ -73,6 +73,50 @@ def test_subset_keeps_ids(data):
     np.testing.assert_allclose(sub.dense(), C[np.ix_([4, 1], [4, 1])], rtol=1e-12)
 
 
+def test_column_major_factor_is_kept_without_a_copy_and_gives_the_same_operator():
+    """A Fortran-ordered data matrix (as datasets load it) is used in place; every product equals the
+    row-major one's, and the top eigenpair equals numpy's eigh of the formed C."""
+    rng = np.random.default_rng(3)
+    F = np.asfortranarray(rng.standard_normal((6, 40)))
+    P, Q = Problem(factor=F), Problem(factor=np.ascontiguousarray(F))
+    assert np.shares_memory(P.factor(), F) and P.factor().flags.f_contiguous
+    v, sparse_v = rng.standard_normal(40), np.where(np.arange(40) % 9 == 0, 1.0, 0.0)
+    for x in (v, sparse_v):
+        np.testing.assert_allclose(P.matvec(x), Q.matvec(x), rtol=1e-12)
+        assert P.variance(x) == pytest.approx(Q.variance(x), rel=1e-12)
+    np.testing.assert_allclose(P.diag, Q.diag, rtol=1e-12)
+    np.testing.assert_allclose(P.submatrix([1, 5, 7]), Q.submatrix([1, 5, 7]), rtol=1e-12)
+    vals, vecs = np.linalg.eigh(F.T @ F)
+    assert P.eigenvalues()[0] == pytest.approx(vals[-1], rel=1e-10)
+    assert abs(P.first_pc() @ vecs[:, -1]) == pytest.approx(1.0, rel=1e-10)
+    strided = np.ascontiguousarray(rng.standard_normal((6, 80)))[:, ::2]  # neither order: copied
+    assert Problem(factor=strided).factor().flags.c_contiguous
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_top_pairs_before_the_full_gram_spectrum_equal_numpys(sparse):
+    """eigh(d) on a wide factor not yet decomposed computes only the Gram's top d pairs: the same
+    values and vectors (up to sign) as numpy's eigh of the formed C, and as after the full spectrum."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(9)
+    X = rng.standard_normal((30, 200)) * rng.uniform(0.5, 2, 200)
+    X[:, 3] = X[:, 4]  # a repeated column (C is rank-deficient anyway: 30 < 200)
+    X -= X.mean(0)
+    make = (lambda: Problem.from_sparse(sp.csr_matrix(X))) if sparse else (lambda: Problem.from_data(X))
+    vals, vecs = np.linalg.eigh(X.T @ X / 29)
+    vals, vecs = vals[::-1], vecs[:, ::-1]
+    for d in (1, 3):
+        P = make()
+        got_vals, got_vecs = P.eigh(d)
+        assert "_gram_spectrum" not in P.__dict__  # only the top pairs were computed
+        np.testing.assert_allclose(got_vals, vals[:d], rtol=1e-10)
+        np.testing.assert_allclose(np.abs(np.sum(got_vecs * vecs[:, :d], axis=0)), 1.0, rtol=1e-9)
+        np.testing.assert_allclose(make().eigenvalues()[:d], got_vals, rtol=1e-12)
+    P = make()
+    assert abs(P.first_pc() @ vecs[:, 0]) == pytest.approx(1.0, rel=1e-10)
+
+
 def test_a_large_factor_is_scaled_in_place_exactly_and_restored(monkeypatch):
     from certpca import problem as problem_module
     from certpca.certify import certify_vector

@@ -192,3 +192,29 @@ def test_sparse_extreme_magnitudes_work_in_safe_units_or_say_why():
     _close(a.problem().dense(), b.problem().dense())
     with pytest.raises(InputError, match="do not scale"):
         certpca.load(X, scale=True)
+
+
+@pytest.mark.parametrize("nonneg", [False, True])
+def test_em_refit_wider_than_the_samples_equals_dense(nonneg, monkeypatch):
+    """EM with k > N refits its supports through the Gram matrix of the factor's columns: on sparse
+    data those columns come from the implicit factor (no dense N × D factor), with the dense fit's
+    support and variance."""
+    from certpca.paths import fit_path
+    from certpca.solvers import solve
+
+    monkeypatch.setattr(problem_module, "FACTOR_BYTES", 0)  # Problem.factor() would raise TooLarge
+    X = _counts(20, 45, 11)
+    Xd = X.toarray()
+    mean = None if nonneg else Xd.mean(0)  # uncentred counts reach every k under nonneg
+    S, P = Problem.from_sparse(X, mean=mean), Problem.from_data(Xd - (0 if nonneg else mean))
+    assert S.uses_factor and S.factor_rows == 20
+    for k in (25, 40):
+        a, b = solve(S, k, nonneg=nonneg, rng=0), solve(P, k, nonneg=nonneg, rng=0)
+        assert a.cardinality == b.cardinality == k
+        assert a.support == b.support
+        assert a.variance == pytest.approx(b.variance, rel=1e-9)
+        # the refit on its support is C_SS's top eigenvalue (a nonneg vector on that face may be lower)
+        top = np.linalg.eigvalsh(P.submatrix(np.flatnonzero(b.weights)))[-1]
+        assert b.variance <= top * (1 + 1e-12) and (nonneg or b.variance == pytest.approx(top, rel=1e-9))
+    pa, pb = fit_path(S, [22, 30], nonneg=nonneg), fit_path(P, [22, 30], nonneg=nonneg)
+    assert [c.variance for c in pa] == pytest.approx([c.variance for c in pb], rel=1e-9)

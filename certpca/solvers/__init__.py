@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 import warnings
+import weakref
 
 import numpy as np
 
@@ -16,7 +17,7 @@ from ..problem import Problem
 from ..results import Component
 from ..status import Convergence, Reach, Status
 from ..validation import check_cardinality, check_int, check_random_state
-from .base import Run, Solver, as_loadings, fix_sign, reach_of
+from .base import Run, Solver, as_loadings, fix_sign, reach_of, top_k
 from .baselines import PCA, Threshold
 from .em import EM
 from .gpower import GPowerL0, GPowerL1
@@ -68,6 +69,7 @@ def solve(
     restarts: int = 10,
     renormalize_support: bool = True,
     starts: list[np.ndarray | None] | None = None,
+    run_options: dict | None = None,
     **options,
 ) -> Component:
     """Best component found by ``method`` over its starts.
@@ -78,7 +80,9 @@ def solve(
     than k that the data do not explain is also a warning.  Unknown options are an
     InputError.  The result is never below :func:`floor` (the best single feature,
     thresholded PC1) unless an explicit option of the method fixes its sparsity or
-    ``renormalize_support`` is False.
+    ``renormalize_support`` is False.  ``run_options`` (the solver's ``path_options``,
+    from :func:`~certpca.paths.fit_path`) change only when its runs stop, so unlike
+    ``**options`` they keep the floor.
     """
     solver = check_method(method, nonneg, options)
     k = check_cardinality(k, problem.dim, "k")
@@ -86,11 +90,12 @@ def solve(
     rng = check_random_state(rng, "rng")
     if not solver.sparse:
         k = problem.dim
-    opts = {**solver.defaults, **options}
+    opts = {**solver.defaults, **(run_options or {}), **options}
 
     t0 = time.perf_counter()
     best: tuple[float, np.ndarray, Run] | None = None
     iterations, n_starts = 0, 0
+    refits: dict = {}  # one eigenproblem per distinct support (renormalize's cache)
     if starts is None:
         starts = solver.starts(problem, nonneg, rng, restarts)
     for start in starts:
@@ -104,10 +109,10 @@ def solve(
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        w = run.weights
         if renormalize_support and solver.sparse and run.weights.any():
-            w = renormalize(problem, w, run.support, nonneg)
-        value = problem.variance(w)
+            w, value = renormalize(problem, run.weights, run.support, nonneg, cache=refits)
+        else:
+            w, value = run.weights, problem.variance(run.weights)
         if best is None or value > best[0]:
             best = (value, w, run)
     seconds = time.perf_counter() - t0
@@ -119,18 +124,18 @@ def solve(
     # an explicit option (e.g. GPower's γ) fixes the sparsity, and renormalize_support=False asks for the
     # algorithm's own weights (the floor is a refitted vector): both are respected
     if solver.sparse and not options and renormalize_support:
-        floor_value, floor_w, floor_name = floor(problem, k, nonneg)
+        floor_value, floor_w, floor_name = floor(problem, k, nonneg, cache=refits, beat=value)
         if floor_value > value:
             value, w = floor_value, floor_w
             run = Run(floor_w, np.flatnonzero(floor_w))  # the floor's reach is read off its weights
             extras["floor"] = f"{method}'s own best ({best[0]:.6g}) was below the {floor_name}"
             if solver.warm_start:  # the method may still improve on the floor, e.g. grow its support to k
                 again = solver.run(problem, k, nonneg, floor_w, **opts)
-                w2 = renormalize(problem, again.weights, again.support, nonneg) if again.weights.any() else w
-                if problem.variance(w2) > value:
-                    value, w = problem.variance(w2), w2
-                    run = again
-                    extras["floor"] += f", and {method} started from it reached more"
+                if again.weights.any():
+                    w2, value2 = renormalize(problem, again.weights, again.support, nonneg, cache=refits)
+                    if value2 > value:
+                        value, w, run = value2, w2, again
+                        extras["floor"] += f", and {method} started from it reached more"
     w = fix_sign(w, nonneg)
     status = run_status(problem, w, k, nonneg, run, sparse=solver.sparse)
     if status.reach in (Reach.STOPPED_SHORT, Reach.UNREACHABLE):
@@ -153,27 +158,81 @@ def solve(
     )
 
 
-def floor(problem: Problem, k: int, nonneg: bool) -> tuple[float, np.ndarray, str]:
+def floor(
+    problem: Problem, k: int, nonneg: bool, *, cache: dict | None = None, beat: float | None = None
+) -> tuple[float, np.ndarray, str]:
     """The obvious answers no solver may fall below: the best single feature and thresholded PC1.
 
     k = 1 is solved exactly by the largest diagonal entry (a unit vector e_j, feasible
     with or without w ≥ 0); for k ≥ 2 the sign-appropriate k largest entries of PC1
     (Cadima & Jolliffe 1995), refitted on their support, often beat a poor local optimum.
-    Returns (value, vector, what it is).
+    Returns (value, vector, what it is); ``cache`` and ``beat`` are :func:`renormalize`'s (with
+    ``beat`` a thresholded vector that cannot exceed it comes back unrefitted, below ``beat``).
     """
     j = int(np.argmax(problem.diag))
     single = np.zeros(problem.dim)
     single[j] = 1.0
     best = (float(problem.diag[j]), single, "best single feature")
     if k >= 2:
-        threshold = REGISTRY["threshold"]
-        for start in threshold.starts(problem, nonneg, np.random.default_rng(0), 0):
-            run = threshold.run(problem, k, nonneg, start)
-            if run.weights.any():
-                w = renormalize(problem, run.weights, run.support, nonneg)
-                if problem.variance(w) > best[0]:
-                    best = (problem.variance(w), w, "thresholded first principal component")
+        bounds = _PC1_BOUNDS.setdefault(problem, {})
+        for key, run, prefix in _thresholded_pc1(problem, k, nonneg):
+            if not run.weights.any():
+                continue
+            # Along a path the support is a prefix of one order and grows: by Weyl's inequality on
+            # the Gram F_S F_Sᵀ, each added feature j raises λ1(C_SS) by at most C_jj.
+            ub = None
+            if prefix is not None and not nonneg and key in bounds and bounds[key][0] <= prefix:
+                m0, ub0 = bounds[key]
+                ub = ub0 + float(problem.diag[_PC1_ORDERS[problem][key][m0:prefix]].sum())
+            if ub is not None and beat is not None and ub <= beat:  # the refit (= λ1) cannot beat
+                w, value = run.weights, problem.variance(run.weights)
+                bounds[key] = (prefix, ub)
+            else:
+                w, value = renormalize(problem, run.weights, run.support, nonneg, cache=cache, beat=beat)
+                if prefix is not None and not nonneg:
+                    bounds[key] = (prefix, value * (1 + BOUND_SLACK))  # value = λ1(C_SS) up to rounding
+            if value > best[0]:
+                best = (value, w, "thresholded first principal component")
     return best
+
+
+#: relative slack on a computed λ1 used as an upper bound (its rounding is ~1e-15)
+BOUND_SLACK = 1e-9
+
+#: per problem and start, (m, an upper bound on λ1 of C over the first m features of its order)
+_PC1_BOUNDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+#: per problem, the stable descending order of each sign-appropriate magnitude of PC1 (None
+#: after the first call)
+_PC1_ORDERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _thresholded_pc1(problem: Problem, k: int, nonneg: bool):
+    """The threshold solver's runs from its starts (±PC1 when nonneg).  From the second call on a
+    problem (a path) each support is read off one stable sort, instead of a selection per k (the
+    same supports: the k largest, ties to the lower index, as :func:`~.base.top_k`); a single fit
+    keeps the selection, which is cheaper than the sort."""
+    orders = _PC1_ORDERS.setdefault(problem, {})  # yields (key, run, m when the support is order[:m])
+    pc = problem.first_pc()
+    for i, start in enumerate([pc, -pc] if nonneg else [pc]):  # Threshold.starts (baselines.py)
+        key = (nonneg, i)
+        mag = np.maximum(start, 0.0) if nonneg else np.abs(start)
+        prefix = None
+        if key not in orders:
+            orders[key] = None
+            support, _ = top_k(mag, k)
+            support = support[mag[support] > 0]
+        else:
+            if orders[key] is None:
+                orders[key] = np.argsort(-mag, kind="stable")
+            support = orders[key][:k]
+            support = support[mag[support] > 0]  # the zeros sort last: still a prefix
+            prefix = support.size
+        w = np.zeros_like(start)
+        w[support] = start[support]
+        norm = np.linalg.norm(w)
+        yield key, Run(w / norm if norm > 0 else w, support, convergence=Convergence.NOT_ITERATIVE), prefix
 
 
 def run_status(problem: Problem, w: np.ndarray, k: int, nonneg: bool, run: Run, *, sparse: bool = True) -> Status:

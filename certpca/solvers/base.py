@@ -56,6 +56,7 @@ class Solver:
     joint: ClassVar[bool] = False  # fits several components at once: implements fit_joint
     warm_start: ClassVar[bool] = False  # an iterative method that can start from a previous solution
     defaults: ClassVar[dict] = {}
+    path_options: ClassVar[dict] = {}  # stopping options for runs warm-started along a path (fit_path)
     reference: ClassVar[str] = ""
 
     def starts(
@@ -123,15 +124,26 @@ def reach_of(problem: Problem, w: np.ndarray, k: int, nonneg: bool) -> tuple[Rea
     return Reach.STOPPED_SHORT, f"{card} of {k} nonzeros: an unused feature would raise the variance"
 
 
-def top_k(values: np.ndarray, k: int) -> tuple[np.ndarray, float]:
+def top_k(values: np.ndarray, k: int, hint: np.ndarray | None = None) -> tuple[np.ndarray, float]:
     """Indices of the k largest values and the (k+1)-th largest value (0 when k ≥ n).
 
     Ties at the boundary go to the lower index, so the choice is deterministic.
-    The indices come in no particular order.
+    The indices come in no particular order.  ``hint``, any k or more distinct
+    indices (e.g. the previous iteration's support), only speeds the selection up:
+    at least k values reach t = min(values[hint]), so the k largest and, when more
+    than k values reach t, the (k+1)-th are among those ≥ t; the result is the same.
+    A hint of half the values or more would save nothing and is ignored.
     """
     n = len(values)
     if k >= n:
         return np.arange(n), 0.0
+    if hint is not None and k <= len(hint) < n // 2:
+        t = values[hint].min()
+        cand = np.flatnonzero(values >= t)
+        if cand.size > k:
+            chosen, below = top_k(values[cand], k)  # cand is ascending: ties still go to the lower index
+            return cand[chosen], below
+        return cand, float(values[values < t].max())  # exactly k reach t: the rest lie strictly below
     part = np.argpartition(values, n - k - 1)
     chosen, below = part[n - k :], float(values[part[n - k - 1]])
     if values[chosen].min() > below:  # no tie straddles the boundary: the common case

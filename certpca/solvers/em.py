@@ -15,14 +15,17 @@ from ..problem import Problem
 from .base import Run, Solver, top_k
 
 
-def em_step(problem: Problem, w: np.ndarray, k: int, nonneg: bool) -> tuple[np.ndarray, np.ndarray]:
+def em_step(
+    problem: Problem, w: np.ndarray, k: int, nonneg: bool, hint: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """One EM iteration (Algorithm 2's loop body); returns (new unit w, chosen support).
 
-    The new w is zero when no entry of w* is positive under ``nonneg``.
+    The new w is zero when no entry of w* is positive under ``nonneg``.  ``hint``
+    (the previous support) only speeds up the selection (:func:`~.base.top_k`).
     """
     w_star = problem.matvec(w)
     mag = np.maximum(w_star, 0.0) if nonneg else np.abs(w_star)
-    support, threshold = top_k(mag, k)
+    support, threshold = top_k(mag, k, hint)
     support = support[mag[support] > 0]
     new = np.zeros_like(w)
     new[support] = (mag[support] - threshold) * np.sign(w_star[support])
@@ -37,17 +40,27 @@ class EM(Solver):
     """emPCA: EM iterations with an exact-cardinality M-step (Algorithm 2).
 
     Stops when |w_{t+1}ᵀw_t| > 1 − tol (Algorithm 2's test) or when the chosen
-    support has not changed for ``stable_support`` iterations: the driver then
-    refits the weights exactly on the support, so iterating further only polishes
-    weights it discards.  On the leukemia path (k = 1..300 step 3) stopping after 2
-    unchanged supports halved the iterations (2253 → 1231) at slightly *more*
-    variance (the soft-thresholded fixed point is not the refit optimum); tol = 1e-6
-    did the same against 1e-9.  ``stable_support=None`` iterates to ``tol``.
+    support has settled for ``stable_support`` iterations (no feature dropped, and
+    none added unless the support was still below k, as a warm start from k − 1 is):
+    the driver then refits the weights exactly on the support, so iterating further
+    only polishes weights it discards.  On the leukemia path (k = 1..300 step 3)
+    stopping after 2 unchanged supports halved the iterations (2253 → 1231) at
+    slightly *more* variance (the soft-thresholded fixed point is not the refit
+    optimum); tol = 1e-6 did the same against 1e-9.  ``stable_support=None`` iterates
+    to ``tol``.
+
+    Along a path (``path_options``) one settled step suffices: from the refit optimum
+    at k − 1 an M-step that keeps its features and adds one is followed by the refit.
+    On leukemia k = 1..300 that cut the EM steps from 3220 to 509 (nonneg 2092 → 569)
+    and *raised* the mean variance (0.42262 → 0.42303 of λ1; nonneg 0.32464 →
+    0.32487); a single cold fit keeps 2 (k = 50 from PC1: 0.2541 of λ1, against
+    0.2503 with 1).
     """
 
     name = "em"
     warm_start = True
     defaults = {"tol": 1e-6, "max_iter": 1000, "stable_support": 2}
+    path_options = {"stable_support": 1}
     reference = (
         "Sigg, C. D. & Buhmann, J. M. (2008). Expectation-maximization for sparse and "
         "non-negative PCA. Proceedings of the 25th International Conference on Machine Learning."
@@ -73,12 +86,17 @@ class EM(Solver):
     def run(self, problem, k, nonneg, start, tol=1e-6, max_iter=1000, stable_support=2):
         w = start
         support, unchanged = np.flatnonzero(w), 0
+        mark = np.zeros(problem.dim, bool)  # the chosen support as a mask (faster than np.isin)
         for it in range(1, max_iter + 1):
-            new, chosen = em_step(problem, w, k, nonneg)
+            new, chosen = em_step(problem, w, k, nonneg, support)
             if not new.any():
                 return Run(new, chosen, it, True)
-            same = chosen.size == support.size and np.array_equal(np.sort(chosen), np.sort(support))
-            unchanged = unchanged + 1 if same else 0
+            # settled: no feature dropped, and none added unless the support was still below k
+            mark[chosen] = True
+            kept = bool(mark[support].all())
+            mark[chosen] = False
+            settled = kept and (chosen.size == support.size or support.size < k)
+            unchanged = unchanged + 1 if settled else 0
             support = chosen
             done = abs(new @ w) > 1 - tol or (stable_support is not None and unchanged >= stable_support)
             w = new

@@ -9,7 +9,9 @@ import pytest
 from certpca.errors import ConvergenceWarning
 from certpca.problem import Problem
 from certpca.solvers import solve
+from certpca.solvers.base import top_k
 from certpca.solvers.em import em_step
+from certpca.solvers.renormalize import renormalize
 from tests.brute import brute_force, random_psd
 
 FAMILIES = ["wishart", "spiked", "lowrank", "posfactor"]
@@ -132,3 +134,43 @@ def test_unknown_option_is_an_input_error():
     P = Problem.from_covariance(np.eye(3))
     with pytest.raises(InputError, match="no option"):
         solve(P, 2, tolerance=1)
+
+
+def test_top_k_hint_changes_nothing():
+    """A hint (any ≥ k distinct indices) gives the same indices and (k+1)-th value as a full sort."""
+    rng = np.random.default_rng(3)
+    for trial in range(300):
+        n = int(rng.integers(8, 60))
+        k = int(rng.integers(1, n))
+        values = rng.integers(0, 6, n).astype(float) if trial % 2 else rng.standard_normal(n) ** 2
+        order = np.lexsort((np.arange(n), -values))  # the truth: largest first, ties to the lower index
+        hint = rng.choice(n, size=int(rng.integers(k, max(k + 1, n // 2))), replace=False)
+        for h in (None, hint, order[:k], order[k : 2 * k] if 2 * k <= n else hint):
+            if h is not None and len(h) < k:
+                continue
+            chosen, below = top_k(values, k, h)
+            assert set(chosen) == set(order[:k])
+            assert below == values[order[k]]
+
+
+@pytest.mark.parametrize("nonneg", [False, True])
+def test_renormalize_cache_gives_the_uncached_refit(nonneg):
+    """One eigenproblem per support: a cached refit equals a fresh one, from any start on that support."""
+    rng = np.random.default_rng(8)
+    X = rng.standard_normal((10, 40))
+    for P in (Problem.from_data(X - X.mean(0)), Problem.from_covariance(random_psd(rng, 40, "wishart"))):
+        cache: dict = {}
+        for _trial in range(20):
+            support = rng.choice(40, size=int(rng.integers(1, 25)), replace=False)
+            w = np.zeros(40)
+            w[support] = np.abs(rng.standard_normal(support.size)) if nonneg else rng.standard_normal(support.size)
+            w /= np.linalg.norm(w)
+            fresh, value = renormalize(P, w, support, nonneg)
+            cached, cached_value = renormalize(P, w, support[::-1], nonneg, cache=cache)
+            again, _ = renormalize(P, w, support, nonneg, cache=cache)
+            np.testing.assert_allclose(cached, fresh, atol=1e-10)
+            np.testing.assert_array_equal(again, cached)
+            assert value == pytest.approx(fresh @ P.dense() @ fresh, rel=1e-10) and cached_value == value
+            assert value >= P.variance(w) * (1 - 1e-12)
+            if not nonneg:  # the top eigenvalue of C_SS
+                assert value == pytest.approx(np.linalg.eigvalsh(P.dense()[np.ix_(support, support)])[-1], rel=1e-9)

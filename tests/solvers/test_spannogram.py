@@ -227,6 +227,38 @@ def test_d3_patch_pruning_equals_plain_alg2(nonneg):
     assert _as_sets(np.vstack(out), n) == _as_sets(a, n)
 
 
+@pytest.mark.parametrize("nonneg", [False, True])
+def test_d3_patches_find_opt3_by_brute_force(nonneg, monkeypatch):
+    """The patch-pruned exact d = 3 sweep (hyperplane test, batched ties), forced onto small
+    problems and deep patches, finds the candidate supports of plain Alg. 2 and OPT_3 of the
+    surrogate by brute force over supports, also with rounded (tied) factors."""
+    from certpca.solvers.spannogram import vertices
+
+    monkeypatch.setattr(vertices, "PATCH_MIN_N", 0)
+    rng = np.random.default_rng(61 + nonneg)
+    for trial in range(16):
+        D, k = int(rng.integers(6, 11)), int(rng.integers(1, 6))
+        C = random_psd(rng, D, ["wishart", "spiked", "lowrank", "posfactor"][trial % 4])
+        if trial % 3 == 2:
+            C = np.round(C, 1)  # ties between curves
+        P = Problem.from_covariance(C)
+        V, _ = surrogate_factor(P, 3)
+        Ad = V @ V.T
+        opt_d, _ = brute_force(Ad, k, nonneg)
+        # plain Alg. 2 over all triples, every tie completed one vertex at a time
+        plain = [top_k_supports(np.vstack([np.eye(3), -np.eye(3)]) @ V.T, k, nonneg)[0]]
+        with monkeypatch.context() as m:
+            m.setattr(vertices, "SMALL_TIE", 0)
+            vertices.enumerate_vertices(V, k, nonneg, 1e-9 * np.abs(V).max() * math.sqrt(3), plain)
+        for leaf in (4, 80):  # 4: deep patches (at a vertex 3 curves stay undecided)
+            S, _, truncated = vertex_supports(V, k, nonneg, leaf=leaf)
+            assert truncated is None
+            assert _as_sets(S, D) == _as_sets(np.vstack(plain), D), (trial, leaf)  # the cells of Alg. 2
+            vals, _, _ = support_values(V, S, nonneg)
+            assert vals[0] == pytest.approx(opt_d, rel=1e-7, abs=1e-10), (trial, leaf)
+        assert spannogram(P, k, nonneg=nonneg, d=3).opt_d == pytest.approx(opt_d, rel=1e-7, abs=1e-10)
+
+
 # ------------------------------------------------------------- pieces
 def test_rank1_prop31():
     v = np.array([3.0, -5.0, 1.0, -0.5, 4.0, 0.0])

@@ -247,8 +247,7 @@ def spannogram(
     opt_d = float(vals[0]) if opt_net is None else float(opt_net)
     best_w, best_val = None, -np.inf
     for x in xs:
-        w = renormalize(problem, x, np.flatnonzero(x), nonneg)
-        val = problem.variance(w)
+        w, val = renormalize(problem, x, np.flatnonzero(x), nonneg)
         if val > best_val:
             best_w, best_val = w, val
     assert best_w is not None  # support_values always returns at least one candidate

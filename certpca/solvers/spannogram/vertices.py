@@ -12,8 +12,9 @@ enumeration is reported as truncated, never as exact.
 
 from __future__ import annotations
 
+import functools
 import math
-from itertools import combinations
+from itertools import combinations, product
 
 import numpy as np
 
@@ -24,6 +25,9 @@ from .values import null_vectors
 #: at one vertex, at most this many ways to complete a support from a tie (per size);
 #: more only happens at degenerate ties, and the enumeration is then marked truncated
 MAX_TIE_COMPLETIONS = 512
+
+#: ties of at most this many curves are completed all at once (their 2^e subsets), larger ones one by one
+SMALL_TIE = 4
 
 #: a (d−1) × d block counts as rank d−1 when its null vector's norm exceeds this × max|W|^{d−1}
 RANK_TOL = 1e-12
@@ -38,6 +42,9 @@ PATCH_SLACK = 1e-9
 #: a patch's radius is inflated by this relative slack to cover its rounding
 RADIUS_SLACK = 1e-12
 
+#: a hyperplane wᵀc = 0 counts as reaching a patch when a corner is within this × ‖w‖ of it
+PLANE_SLACK = 1e-9
+
 #: patches narrower than this (in face coordinates) are not split further
 MIN_PATCH = 1e-7
 
@@ -47,8 +54,15 @@ SPLIT0 = 4
 #: vertex directions are processed in batches of about this many entries (rows × n)
 BATCH_ENTRIES = 2_000_000
 
+#: d-subsets are enumerated in one block up to this many (else one block per first index)
+COMBINATION_BLOCK = 200_000
+
 #: plain Alg. 2 on n features is refused above this many operations (use a net instead)
 MAX_WORK = 2e10
+
+#: a patch is split until at most this many curves stay undecided (leukemia k = 50, with the
+#: triples drawn from the hyperplane table: 80 beat 40 by 1.5x and 160 by 4x)
+PATCH_LEAF = 80
 
 #: above this many features d = 3 uses the patch-pruned enumeration
 PATCH_MIN_N = 64
@@ -77,7 +91,7 @@ def _mask_to_supports(mask: np.ndarray, k: int) -> np.ndarray:
 
 
 def vertex_supports(
-    V: np.ndarray, k: int, nonneg: bool, *, leaf: int = 40, max_work: float = MAX_WORK
+    V: np.ndarray, k: int, nonneg: bool, *, leaf: int = PATCH_LEAF, max_work: float = MAX_WORK
 ) -> tuple[np.ndarray, np.ndarray, str | None]:
     """Candidate supports by [APD14] Alg. 2 (any d).
 
@@ -137,12 +151,24 @@ def vertex_supports(
 
 
 def enumerate_vertices(
-    V: np.ndarray, k: int, nonneg: bool, tol: float, out: list, accept=None, truncated: list | None = None
+    V: np.ndarray,
+    k: int,
+    nonneg: bool,
+    tol: float,
+    out: list,
+    accept=None,
+    truncated: list | None = None,
+    planes=None,
 ) -> None:
     """Alg. 2 over all d-subsets of rows of V, appending supports (rows of V, sentinel n) to ``out``.
 
     ``accept(C)`` keeps only some vertex directions (then ±c are both tried);
-    a description of every capped tie is appended to ``truncated`` (if given).
+    ``planes(s)`` (d = 3 only) is a boolean table over rows of V (and the zero row
+    when nonneg) saying whether the hyperplane ``(V_i − s V_j)ᵀc = 0`` can reach the
+    accepted region at all: a vertex lies on the hyperplane of every pair of its
+    tied curves, so only the triples whose three pairs reach it are enumerated
+    (:func:`_tied_triples`).  A description of every capped tie is appended to
+    ``truncated`` (if given).
     """
     if truncated is None:
         truncated = []
@@ -151,29 +177,66 @@ def enumerate_vertices(
     Vh = np.vstack([V, np.zeros((1, d))]) if nonneg else V
     signs = [np.ones(d - 1)] if nonneg else [np.array(s) for s in _sign_patterns(d - 1)]
     budget_rows = max(1, int(BATCH_ENTRIES // max(n, 1)))
-    for i1 in range(min(n, rows - d + 1)):
-        tails = np.array(list(combinations(range(i1 + 1, rows), d - 1)), dtype=np.int64).reshape(-1, d - 1)
-        if len(tails) == 0:
-            continue
+    if planes is not None and d != 3:
+        raise ValueError("planes= is for d = 3")
+    blocks = [np.empty((0, d), np.int64)] if planes is not None else _combination_blocks(rows, d)
+    for block in blocks:
         Cs, combos = [], []
         for s in signs:
-            W = Vh[i1][None, None, :] - s[None, :, None] * Vh[tails]
+            K: np.ndarray = block if planes is None else _tied_triples(planes, s)
+            if len(K) == 0:
+                continue
+            W = Vh[K[:, 0]][:, None, :] - s[None, :, None] * Vh[K[:, 1:]]
             c, ok = _null_vectors(W)
-            c = c[ok]
-            combo = np.hstack([np.full((ok.sum(), 1), i1), tails[ok]])
+            c, K = c[ok], K[ok]
             for sg in (1.0, -1.0) if nonneg or accept is not None else (1.0,):
                 cc = sg * c
                 if accept is not None:
                     m = accept(cc)
-                    Cs.append(cc[m])
-                    combos.append(combo[m])
+                    cc, Kc = cc[m], K[m]
                 else:
-                    Cs.append(cc)
-                    combos.append(combo)
+                    Kc = K
+                Cs.append(cc)
+                combos.append(Kc)
+        if not Cs:
+            continue
         Cm = np.vstack(Cs)
         Km = np.vstack(combos)
         for s0 in range(0, len(Cm), budget_rows):
             _vertex_batch(V, Cm[s0 : s0 + budget_rows], Km[s0 : s0 + budget_rows], k, nonneg, tol, out, truncated)
+
+
+def _combination_blocks(rows: int, d: int):
+    """All d-subsets of range(rows) (ascending rows) in blocks: one block while they are few
+    (a patch's boundary curves), else one block per first index (plain Alg. 2 on many rows)."""
+    if math.comb(rows, d) <= COMBINATION_BLOCK:
+        yield _combinations(rows, d)
+        return
+    for i1 in range(rows - d + 1):
+        tails = np.array(list(combinations(range(i1 + 1, rows), d - 1)), dtype=np.int64).reshape(-1, d - 1)
+        yield np.hstack([np.full((len(tails), 1), i1), tails])
+
+
+def _tied_triples(planes, s: np.ndarray) -> np.ndarray:
+    """Triples i < j < l whose three hyperplanes reach the region, for the sign pattern s of
+    ``[Vc]_i = s_1 [Vc]_j = s_2 [Vc]_l``: pairs (i, j) from the table, then every l > j
+    on both other hyperplanes, without forming all d-subsets."""
+    Tij, Til, Tjl = planes(s[0]), planes(s[1]), planes(s[0] * s[1])
+    I, J = np.nonzero(np.triu(Tij, 1))
+    if I.size == 0:
+        return np.empty((0, 3), np.int64)
+    M = Til[I] & Tjl[J]
+    M &= np.arange(Tij.shape[0])[None, :] > J[:, None]
+    p, L = np.nonzero(M)
+    return np.column_stack([I[p], J[p], L]).astype(np.int64, copy=False)
+
+
+@functools.lru_cache(maxsize=256)
+def _combinations(rows: int, d: int) -> np.ndarray:
+    """The d-subsets of range(rows) as an (m, d) array (cached: patches repeat their sizes)."""
+    out = np.array(list(combinations(range(rows), d)), dtype=np.int64).reshape(-1, d)
+    out.flags.writeable = False
+    return out
 
 
 def _patch_vertices_3d(V, k, nonneg, tol, leaf, out, truncated):
@@ -246,7 +309,8 @@ def _patch_vertices_3d(V, k, nonneg, tol, leaf, out, truncated):
                 return ok & (u >= u0 - e) & (u <= u1 + e) & (v >= v0 - e) & (v <= v1 + e)
 
             if len(B) + (1 if nonneg else 0) >= 3:
-                enumerate_vertices(V[B], kb, nonneg, tol, local, accept=accept, truncated=truncated)
+                planes = _plane_test(V[B], nonneg, face_point(ax, sg, *_widened(u0, u1, v0, v1)))
+                enumerate_vertices(V[B], kb, nonneg, tol, local, accept=accept, truncated=truncated, planes=planes)
             Bm = np.append(B, n)
             SB = np.vstack([Bm[s] for s in local])
         else:
@@ -255,6 +319,36 @@ def _patch_vertices_3d(V, k, nonneg, tol, leaf, out, truncated):
         if S.shape[1] < k:
             S = np.hstack([S, np.full((len(S), k - S.shape[1]), n)])
         out.append(np.sort(S, axis=1))
+
+
+def _widened(u0, u1, v0, v1):
+    """Face coordinates of the corners of a patch widened by PATCH_SLACK (what ``accept`` admits)."""
+    e = PATCH_SLACK
+    return np.array([u0 - e, u0 - e, u1 + e, u1 + e]), np.array([v0 - e, v1 + e, v0 - e, v1 + e])
+
+
+def _plane_test(VB: np.ndarray, nonneg: bool, corners: np.ndarray):
+    """``planes(s)``: the table of whether the hyperplane ``(V_i − s V_j)ᵀc = 0`` reaches the cone
+    over a patch (rows of V_B, and the zero row len(V_B) when nonneg; s = ±1).
+
+    The patch is the radial image of a square on a cube face, so the cone over it is
+    generated by its four corners, and a hyperplane through 0 meets that cone iff the
+    corners do not all lie strictly on one side; the test keeps a relative slack so
+    rounding can only let more hyperplanes through.
+    """
+    Vh = np.vstack([VB, np.zeros((1, VB.shape[1]))]) if nonneg else VB
+    signs = (1.0,) if nonneg else (1.0, -1.0)
+    table = np.empty((len(Vh), len(Vh), len(signs)), bool)
+    for t, sgn in enumerate(signs):
+        W = Vh[:, None, :] - sgn * Vh[None, :, :]
+        vals = W @ corners.T
+        slack = PLANE_SLACK * np.linalg.norm(W, axis=2)
+        table[:, :, t] = (vals.min(axis=2) <= slack) & (vals.max(axis=2) >= -slack)
+
+    def planes(s):
+        return table[:, :, 0 if nonneg or s > 0 else 1]
+
+    return planes
 
 
 def _sign_patterns(m):
@@ -285,7 +379,11 @@ def _vertex_batch(V, C, K, k, nonneg, tol, out, truncated):
         amb = valid & (n_gt < k) & (n_eq > 0) & (zero_level | (n_gt + n_eq > k))
     else:
         amb = (n_gt < k) & (n_gt + n_eq > k)
-    for b in np.flatnonzero(amb):
+    small = amb & (n_eq <= SMALL_TIE)
+    for e in np.flatnonzero(np.bincount(n_eq[small], minlength=1)):  # the usual ties: all at once
+        sel = np.flatnonzero(small & (n_eq == e))
+        _small_ties(eq[sel], gt[sel], k - n_gt[sel], nonneg & zero_level[sel], int(e), k, out)
+    for b in np.flatnonzero(amb & ~small):
         free = k - n_gt[b]
         E = np.flatnonzero(eq[b])
         base = gt[b]
@@ -305,3 +403,21 @@ def _vertex_batch(V, C, K, k, nonneg, tol, out, truncated):
                 rows.append(mrow)
         if rows:
             out.append(_mask_to_supports(np.array(rows), k))
+
+
+def _small_ties(eq, gt, free, up_to, e, k, out):
+    """Every completion at vertices whose tie has e ≤ SMALL_TIE curves (rows of the masks):
+    ``free`` of the tied curves join the strictly larger ones, or any number up to ``free``
+    where ``up_to`` (nonneg ties at level 0), as in Alg. 2's ambiguous case."""
+    tied = np.nonzero(eq)[1].reshape(-1, e)
+    subsets = np.array(list(product((False, True), repeat=e)), bool).reshape(-1, e)
+    size = subsets.sum(1)
+    allowed = (size[None, :] == free[:, None]) | (up_to[:, None] & (size[None, :] <= free[:, None]))
+    vi, si = np.nonzero(allowed)
+    if vi.size == 0:
+        return
+    rows = gt[vi].copy()
+    r = np.arange(len(vi))
+    for p in range(e):
+        rows[r, tied[vi, p]] |= subsets[si, p]
+    out.append(_mask_to_supports(rows, k))
