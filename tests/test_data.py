@@ -715,3 +715,24 @@ def test_wide_data_are_copied_once_on_loading_and_fitting():
     np.testing.assert_allclose(ds.matrix, X - X.mean(axis=0), rtol=0, atol=1e-14)
     X[0, 0] = 1e6  # the dataset does not share the user's array
     assert abs(ds.matrix[0, 0]) < 100 and not ds.matrix.flags.writeable
+
+
+def test_reading_a_csv_of_numbers_keeps_one_copy_of_the_matrix(tmp_path):
+    """The C reader's array becomes the Dataset's matrix (read-only, not copied again): tracemalloc, which
+    sees numpy's allocations, puts the peak of reading well below two matrices (it was 2.4 × before)."""
+    import tracemalloc
+
+    X = np.random.default_rng(0).standard_normal((200, 3000))
+    path = tmp_path / "wide.csv"
+    pd.DataFrame(X, index=[f"s{i}" for i in range(200)], columns=[f"g{j}" for j in range(3000)]).to_csv(
+        path, float_format="%.6g"
+    )
+    tracemalloc.start()
+    try:
+        ds = read(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert not ds.matrix.flags.writeable and ds.matrix.base is None
+    np.testing.assert_allclose(ds.matrix, X, rtol=1e-5)
+    assert peak < 1.7 * X.nbytes

@@ -24,7 +24,7 @@ import pandas as pd
 
 from certpca.errors import InputError
 
-from .dataset import Dataset, check_ids, pixel_ids, some_ids
+from .dataset import Dataset, check_ids, frozen, pixel_ids, some_ids
 
 NA_OPTIONS = ("drop-rows", "drop-cols", "mean")
 # Cell texts read as missing values (compared in lower case).
@@ -542,6 +542,8 @@ def _sample_dataset(table: _Table, path: Path, *, transpose: bool, na: str | Non
     if len(sample_ids) < 2:
         hint = "; did you mean --transpose?" if not transpose and len(feature_ids) >= 2 else ""
         raise InputError(f"{len(sample_ids)} sample(s): a covariance needs at least 2{hint}")
+    if values.base is None and values.dtype == np.float64:
+        values = frozen(values)  # the reader's own array: the Dataset takes it instead of a second copy
     return Dataset(
         name=_stem(path),
         matrix=values,
