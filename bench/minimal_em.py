@@ -1,5 +1,6 @@
 """A minimal numpy EM for one sparse principal component, the baseline bench_em.py measures
-certpca against in the same run (as /work/shared/notes/peers-measured.md describes peers).
+certpca against in the same run (the kind of warm-started EM without certpca's driver that issue 16's
+9 ms refers to).
 
 Sigg & Buhmann (ICML 2008), Alg. 2 with the cardinality M-step: w ← Xᵀ(Xw), entries
 soft-thresholded at the (k+1)-th largest magnitude (the positive part first when
