@@ -8,7 +8,7 @@ a time budget (``DEFAULT_BUDGET`` for the default list); the upper bound is the
 minimum over all of them.
 
 Scale: every bound is computed on the problem rescaled by a power of two
-(:func:`rescaled`), which is exact in floating point, so the bounds neither
+(:func:`_rescale_exponents`, ``Problem.scaled_by``), which is exact in floating point, so the bounds neither
 overflow nor underflow at extreme scales and are exactly equivariant under
 scalings by powers of two; they are mapped back by the same power.  A bound
 that is not finite after that is discarded with the reason; the value and the
@@ -26,7 +26,6 @@ import pandas as pd
 from certpca.certify.numerics import Bound, NotApplicable
 from certpca.certify.registry import REGISTRY, default_bounds, parse_bounds
 from certpca.errors import InputError, TooLarge
-from certpca.problem import Problem
 from certpca.results import Summary
 from certpca.validation import check_cardinality, check_float
 
@@ -43,8 +42,9 @@ def _finite(x) -> float | None:
     return x if np.isfinite(x) else None
 
 
-def rescaled(problem) -> tuple[Problem, int]:
-    """(problem with C scaled by 2^(−e), e): the largest |F_ij| (or |C_ij|) brought into [0.5, 1).
+def _rescale_exponents(problem) -> tuple[int, int]:
+    """(the power of two F or C is multiplied by, the one its bounds are multiplied back by): the largest
+    |F_ij| (or |C_ij|) brought into [0.5, 1).
 
     Multiplying by a power of two is exact for every entry that stays a normal
     float, so OPT(C) = 2^e·OPT(C') up to entries that become subnormal; those
@@ -52,12 +52,6 @@ def rescaled(problem) -> tuple[Problem, int]:
     3·r·D·2^−1075 in spectral norm), which :func:`certify_vector` adds to every
     bound before mapping it back.
     """
-    shift, e = _rescale_exponents(problem)
-    return (problem.ldexp(shift) if shift else problem), e
-
-
-def _rescale_exponents(problem) -> tuple[int, int]:
-    """(the power of two :func:`rescaled` multiplies F or C by, the one its bounds are multiplied back by)."""
     m = problem.largest_entry()
     if m == 0 or not np.isfinite(m):
         return 0, 0
@@ -66,7 +60,7 @@ def _rescale_exponents(problem) -> tuple[int, int]:
 
 
 def _subnormal_margin(problem) -> float:
-    """Spectral-norm change of C' from entries made subnormal by :func:`rescaled` (its docstring)."""
+    """Spectral-norm change of C' from entries made subnormal by the rescaling (:func:`_rescale_exponents`)."""
     r = max(problem.factor_rows, 1)
     return 3.0 * r * problem.dim * 2.0**-1074
 
@@ -235,7 +229,7 @@ def certify_vector(
         option (at most what the budget leaves them); the others get their share of the
         budget, or their own default.
 
-    Bounds are computed on :func:`rescaled` and mapped back; a non-finite bound is
+    Bounds are computed on the problem rescaled by :func:`_rescale_exponents` and mapped back; a non-finite bound is
     skipped with its reason.  The lower bound is the vector's value or the value
     of a feasible vector a bound proposes (its ``weights``, or the top eigenvector
     of the original C on a sparse pattern's support), recomputed on the original C.

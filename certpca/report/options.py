@@ -75,7 +75,6 @@ class Plan:
     time_limit: float | None = SDP_TIME  # None: a time-limited bound uses its own default
     command: str = ""
     notes: list[str] = field(default_factory=list)  # what the data ruled out and why, for the page and terminal
-    cert_bounds: dict[bool, list[str]] = field(default_factory=dict)  # filled per mode when certifying
 
 
 def choose_methods(methods: str | Iterable[str] | None, nonneg_modes: Sequence[bool]) -> tuple[list[str], dict]:
