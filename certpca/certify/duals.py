@@ -12,10 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+import scipy.sparse.linalg
 
 from certpca.certify.numerics import (
     DENSE_LIMIT,
     EPS,
+    LANCZOS_MIN,
     MARGIN_SLACK,
     TINY,
     Bound,
@@ -24,6 +26,7 @@ from certpca.certify.numerics import (
     deadline_after,
     dense_matrix,
     gamma,
+    lmax_estimate,
     lmax_upper,
     minimize_1d,
     psd_shift,
@@ -72,12 +75,17 @@ PATTERN_TAU_ROWS = 8
 PATTERN_PROVED_RTOL = 1e-6
 
 
-def _shrunk_gram(problem, rho: float, s: float, C=None, err_C: float = 0.0) -> tuple[float, float]:
-    """λmax upper bound of D^½(C+sI)D^½ with D = diag((1 − ρ/(C_ii+s))₊), and its margin.
+def _shrunk_gram(problem, rho: float, s: float, C=None, err_C: float = 0.0, *, estimate: bool = False) -> float:
+    """λmax upper bound of D^½(C+sI)D^½ with D = diag((1 − ρ/(C_ii+s))₊); with ``estimate`` only
+    :func:`lmax_estimate` of it (to steer the ρ search).
 
     For factor problems in sample space (F D Fᵀ, r × r) or, when fewer features are kept
     than F has rows, on the kept features (D^½ FᵀF D^½), whichever is smaller.
     """
+
+    def lmax(M, form):
+        return lmax_estimate(M) if estimate else lmax_upper(M, form)[0]
+
     dg = problem.diag + s
     with np.errstate(divide="ignore", invalid="ignore"):
         dvec = np.where(dg > 0, np.maximum(1.0 - rho / dg, 0.0), 0.0)
@@ -86,13 +94,16 @@ def _shrunk_gram(problem, rho: float, s: float, C=None, err_C: float = 0.0) -> t
         keep = dvec > 0
         n_keep = int(keep.sum())
         if n_keep == 0:
-            return 0.0, 0.0
+            return 0.0
+        if estimate and F.shape[0] >= LANCZOS_MIN:  # Lanczos on v ↦ F D Fᵀ v: no r × r product formed
+            op = scipy.sparse.linalg.LinearOperator((F.shape[0],) * 2, matvec=lambda v: F @ (dvec * (F.T @ v.ravel())))
+            return lmax_estimate(op)
         weight = float(np.sum(dvec[keep] * problem.diag[keep]))  # Σ d_i‖a_i‖² ≥ ‖|D^½||Fᵀ||F||D^½|‖_F
         if n_keep < F.shape[0]:
             # the smaller Gram D^½FᵀFD^½ (features kept) has the same nonzero eigenvalues as FDFᵀ;
             # entry error: r roundings of the inner product, the square root and the two scalings
             Fs = F[:, keep] * np.sqrt(dvec[keep])
-            return lmax_upper(Fs.T @ Fs, gamma(F.shape[0] + 4) * weight)
+            return lmax(Fs.T @ Fs, gamma(F.shape[0] + 4) * weight)
         M = np.zeros((F.shape[0], F.shape[0]))
         for b in _blocks(*F.shape):
             kb = keep[b]
@@ -100,16 +111,19 @@ def _shrunk_gram(problem, rho: float, s: float, C=None, err_C: float = 0.0) -> t
                 Fk = F[:, b][:, kb]
                 M += (Fk * dvec[b][kb]) @ Fk.T
         # a sum of n terms has error ≤ γ_{n−1}·Σ|terms| in any order, so summing by blocks keeps the bound
-        return lmax_upper(M, gamma(n_keep + 2) * weight)
+        return lmax(M, gamma(n_keep + 2) * weight)
     keep = dvec > 0
     if not np.any(keep):
-        return 0.0, 0.0
+        return 0.0
     sq = np.sqrt(dvec[keep])
-    A = C[np.ix_(keep, keep)] + s * np.eye(int(keep.sum()))
-    M = sq[:, None] * A * sq[None, :]
+    # M = diag(sq)(C_KK + sI)diag(sq) with each entry rounded as (sq_i·(C_ij + s·δ_ij))·sq_j, in one array
+    M = C[np.ix_(keep, keep)] if not keep.all() else C.copy()
+    M *= sq[:, None]
+    M *= sq[None, :]
+    np.fill_diagonal(M, sq * (np.diag(C)[keep] + s) * sq)
     # entry error: SHRINK_ROUNDINGS roundings (sqrt, two products, shift) plus C's own forming error
     form = SHRINK_ROUNDINGS * EPS * float(np.linalg.norm(M)) + err_C + 2 * EPS * s
-    return lmax_upper(M, form)
+    return lmax(M, form)
 
 
 @timed
@@ -147,17 +161,26 @@ def dabe_bound(
     C, err_C = (None, 0.0) if problem.uses_factor else dense_matrix(problem, limit)
     dg = problem.diag + s
 
-    memo = problem.memo.setdefault("dabe", {})  # λmax at ρ does not depend on k
+    # λmax at ρ (bounded, and estimated) does not depend on k
+    memo, guesses = problem.memo.setdefault("dabe", {}), problem.memo.setdefault("dabe_estimates", {})
 
     def f(rho):
         if rho not in memo:
-            memo[rho] = _shrunk_gram(problem, rho, s, C, err_C)[0]
+            memo[rho] = _shrunk_gram(problem, rho, s, C, err_C)
         lam = memo[rho]
         v = lam + topk_sum(np.minimum(dg, rho), k) - s
         return safe(v + gamma(k + 2) * (abs(lam) + k * rho + s))
 
+    def guess(rho):
+        if rho not in guesses:
+            guesses[rho] = _shrunk_gram(problem, rho, s, C, err_C, estimate=True)
+        return guesses[rho] + topk_sum(np.minimum(dg, rho), k) - s
+
     hi = float(np.max(dg))
-    best, rho = minimize_1d(f, 0.0, hi, n_grid, n_golden, deadline=deadline_after(time_limit))
+    large = (problem.factor_rows if problem.uses_factor else problem.dim) >= LANCZOS_MIN
+    best, rho = minimize_1d(
+        f, 0.0, hi, n_grid, n_golden, deadline=deadline_after(time_limit), estimate=guess if large else None
+    )
     n_active = int(np.sum(dg > rho))
     return Bound(
         best,
@@ -220,8 +243,12 @@ def dspca_dual_bound(
     def f(rho):
         return value(-np.clip(C, -rho, rho))
 
+    def guess(rho):
+        Um = -np.clip(C, -rho, rho)
+        return lmax_estimate(C + Um) + k * rho
+
     hi = float(np.max(np.abs(C)))
-    best, rho = minimize_1d(f, 0.0, hi, n_grid, n_golden)
+    best, rho = minimize_1d(f, 0.0, hi, n_grid, n_golden, estimate=guess if len(C) >= LANCZOS_MIN else None)
     return Bound(
         best,
         "dspca",
@@ -409,7 +436,7 @@ def pattern_bound(
         pnorm[b] = np.linalg.norm(F[:, b] - np.outer(x, s[b]), axis=0)
     anorm = np.sqrt(asq)
 
-    def total(rho):
+    def total(rho, estimate=False):
         scale = asq + rho
         gap = np.abs(s2 - rho)
         ok_gap = gap >= PATTERN_MIN_GAP * scale
@@ -448,7 +475,7 @@ def pattern_bound(
             PATTERN_TAU_SPECIAL * (r + PATTERN_TAU_ROWS) * EPS * scale * (1 + scale / np.maximum(gap, TINY)),
         )
         form = gamma(int(nz.sum()) + 2) * weight
-        lam, _ = lmax_upper(M, form)
+        lam = lmax_estimate(M) if estimate else lmax_upper(M, form)[0]
         v = k * rho + lam + float(np.sum(tau)) + ferr
         return safe(v + gamma(4) * abs(v)), int(use_in.sum()), int(use_out.sum())
 
@@ -462,10 +489,14 @@ def pattern_bound(
         counts[p] = (n_in, n_out)
         return v
 
+    def guess(p: float) -> float:
+        return total(p, estimate=True)[0]
+
     deadline, target = deadline_after(time_limit), value_I * (1 + PATTERN_PROVED_RTOL)
-    best, rho = minimize_1d(value, 0.0, float(np.max(asq)), n_grid, 4, extra, deadline=deadline, target=target)
+    search = {"deadline": deadline, "target": target, "estimate": guess if r >= LANCZOS_MIN else None}
+    best, rho = minimize_1d(value, 0.0, float(np.max(asq)), n_grid, 4, extra, **search)
     if lo_in < hi_in and best > target:
-        b2, r2 = minimize_1d(value, lo_in, hi_in, 5, n_golden, deadline=deadline, target=target)
+        b2, r2 = minimize_1d(value, lo_in, hi_in, 5, n_golden, **search)
         if b2 < best:
             best, rho = b2, r2
     n_in, n_out = counts[rho]
