@@ -39,11 +39,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from common import publish
+from common import CHEAP, publish
 
 import certpca
 
-CHEAP = "trace,lambda1,gershgorin,dabe,pattern"
 BUDGET = 60.0
 CHILD_ENV = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 

@@ -11,6 +11,9 @@ from pathlib import Path
 
 REPORTS = Path(__file__).resolve().parent.parent / "reports" / "bench"
 
+#: the cheap certificate of issue 15's goals: every bound here is O(N·D) or O(D·log D) per evaluation
+CHEAP = "trace,lambda1,gershgorin,dabe,pattern"
+
 
 def timed(fn, repeats: int):
     """(median seconds, fastest seconds, last result) of ``repeats`` calls of ``fn``."""

@@ -65,6 +65,9 @@ def fit_components(
     min_angle = check_float(min_angle, "min_angle", low=0.0, high=90.0)
     rng = check_random_state(seed, "seed")
     t0 = time.perf_counter()
+    # the spectrum the Fit reports, first: the solvers' PC1 is then read off it instead of being
+    # computed apart (at D = 2000 dense the separate top-1 eigenproblem cost 0.5 s of a 2 s fit)
+    eigenvalues = problem.eigenvalues()[: max(N_EIGENVALUES, n_components)]
     if deflation == "quasi":
         components = quasi_components(
             problem,
@@ -102,7 +105,7 @@ def fit_components(
         components=components,
         additional_variance=additional_variance(problem, W),
         total_variance=problem.trace,
-        eigenvalues=problem.eigenvalues()[: max(N_EIGENVALUES, n_components)],
+        eigenvalues=eigenvalues,
         data=data or {"name": "", "n_samples": None, "n_features": problem.dim},
         options={
             "method": method,

@@ -27,13 +27,16 @@ def em_step(
     mag = np.maximum(w_star, 0.0) if nonneg else np.abs(w_star)
     support, threshold = top_k(mag, k, hint)
     support = support[mag[support] > 0]
-    new = np.zeros_like(w)
-    new[support] = (mag[support] - threshold) * np.sign(w_star[support])
-    norm = np.linalg.norm(new)
+    # only the k chosen entries are computed and normalised (full-length passes cost more than the rest)
+    values = (mag[support] - threshold) * np.sign(w_star[support])
+    norm = np.linalg.norm(values)
     if norm == 0:  # all chosen entries tied with the threshold: keep them equal
-        new[support] = np.sign(w_star[support])
-        norm = np.linalg.norm(new)
-    return (new / norm if norm > 0 else new), support
+        values = np.sign(w_star[support])
+        norm = np.linalg.norm(values)
+    new = np.zeros_like(w)
+    if norm > 0:
+        new[support] = values / norm
+    return new, support
 
 
 class EM(Solver):
@@ -89,7 +92,7 @@ class EM(Solver):
         mark = np.zeros(problem.dim, bool)  # the chosen support as a mask (faster than np.isin)
         for it in range(1, max_iter + 1):
             new, chosen = em_step(problem, w, k, nonneg, support)
-            if not new.any():
+            if chosen.size == 0:  # no entry of Cw positive under nonneg: w* = 0
                 return Run(new, chosen, it, True)
             # settled: no feature dropped, and none added unless the support was still below k
             mark[chosen] = True
@@ -98,7 +101,8 @@ class EM(Solver):
             settled = kept and (chosen.size == support.size or support.size < k)
             unchanged = unchanged + 1 if settled else 0
             support = chosen
-            done = abs(new @ w) > 1 - tol or (stable_support is not None and unchanged >= stable_support)
+            overlap = abs(new[chosen] @ w[chosen])  # = |newᵀw|: new is zero off its support
+            done = overlap > 1 - tol or (stable_support is not None and unchanged >= stable_support)
             w = new
             if done:
                 return Run(w, support, it, True)
