@@ -7,7 +7,7 @@ Each mode runs in its own process (one BLAS thread) so its peak resident memory
 hands it ``X.toarray()`` (the old behaviour of ``certpca/data/convert.py``).
 Stages: build the problem (load + prepare + covariance operator), fit k = 50,
 certify with the cheap bounds (bench/common.py) and with the default ones (60 s
-budget).  The pbmc report is timed by the command in reports/bench/sparse.md, not here.
+budget).  The pbmc report is timed in reports/bench/report.md, not here.
 
     python bench/bench_sparse.py            # writes reports/bench/sparse.md
     python bench/bench_sparse.py --cells 20000   # a smaller trial
