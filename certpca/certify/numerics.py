@@ -217,8 +217,8 @@ def minimize_1d(
     evaluation; an evaluation is never interrupted) or a value ≤ ``target`` is
     found (nothing below it is needed).  With ``estimate`` (a cheap approximation
     of f, e.g. by :func:`lmax_estimate`) the search runs on it and f, the bound,
-    is evaluated only at its ``ESTIMATE_FINALISTS`` best points.  Returns (best
-    value of f, argmin).
+    is evaluated only at its ``ESTIMATE_FINALISTS`` best points (at the best one
+    when the deadline has passed).  Returns (best value of f, argmin).
     """
     seen: dict[float, float] = {}
     guide = f if estimate is None else estimate
@@ -233,8 +233,9 @@ def minimize_1d(
         _grid_golden(g, lo, hi, n_grid, n_golden, extra)
     except _SearchOver:
         pass
-    if estimate is not None:
-        seen = {x: f(x) for x in sorted(seen, key=lambda x: seen[x])[:ESTIMATE_FINALISTS]}
+    if estimate is not None:  # past the deadline only the best point is bounded
+        late = deadline is not None and time.perf_counter() > deadline
+        seen = {x: f(x) for x in sorted(seen, key=lambda x: seen[x])[: 1 if late else ESTIMATE_FINALISTS]}
     arg = min(seen, key=lambda x: seen[x])
     return float(seen[arg]), float(arg)
 

@@ -6,6 +6,8 @@ take that path and meet brute force with zero tolerance, and a planted problem a
 real threshold checks validity and that the search loses nothing against the rigorous one.
 """
 
+import time
+
 import numpy as np
 import pytest
 
@@ -39,6 +41,17 @@ def test_minimize_1d_evaluates_the_bound_only_at_the_best_estimates():
     assert len(calls) == ESTIMATE_FINALISTS
     assert value == f(arg) and arg in calls
     assert abs(arg - 0.35) < 0.01  # the point the estimate chose, bounded by f itself
+
+
+def test_past_its_deadline_an_estimated_search_bounds_one_point():
+    calls = []
+
+    def f(x):
+        calls.append(x)
+        return x * x + 1.0
+
+    value, arg = minimize_1d(f, -1.0, 1.0, estimate=lambda x: x * x, deadline=time.perf_counter() - 1.0)
+    assert len(calls) == 1 and value == f(arg)
 
 
 def test_lmax_estimate_matches_lapack_on_array_and_operator():
