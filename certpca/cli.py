@@ -26,7 +26,7 @@ from .certify import certify, certify_vector, parse_bounds
 from .data.advice import preprocessing_advice
 from .data.annotation import COLUMNS as ANNOTATION_COLUMNS
 from .data.annotation import label as feature_label
-from .data.chunked import ChunkedData, connect, open_zarr
+from .data.chunked import ChunkedData, connect, open_h5ad, open_zarr
 from .datasets import table as datasets_table
 from .errors import InputError
 from .io import Outputs
@@ -166,7 +166,12 @@ def _build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--scores", type=Path, metavar="FILE", help="write the scores as CSV (samples x components)")
     fit.add_argument("--force", action="store_true", help="overwrite existing output files (never an input)")
     fit.add_argument("--json", action="store_true", help="print one JSON object instead of the summary")
-    fit.add_argument("--scheduler", metavar="ADDRESS", help="a dask.distributed scheduler (host:port) for .zarr data")
+    fit.add_argument(
+        "--scheduler", metavar="ADDRESS", help="a dask.distributed scheduler (host:port) for data read in chunks"
+    )
+    fit.add_argument(
+        "--chunked", action="store_true", help="read an .h5ad file lazily, 10000 cells at a time (beyond memory)"
+    )
     fit.set_defaults(handler=_cmd_fit)
 
     cert = sub.add_parser(
@@ -199,7 +204,12 @@ def _build_parser() -> argparse.ArgumentParser:
     cert.add_argument("--tol", type=float, default=1e-6, help="relative gap counted as optimal (default 1e-6)")
     cert.add_argument("--seed", type=int, default=0, help="seed of the solver's random starts (default 0)")
     cert.add_argument("--json", action="store_true", help="print one JSON object")
-    cert.add_argument("--scheduler", metavar="ADDRESS", help="a dask.distributed scheduler (host:port) for .zarr data")
+    cert.add_argument(
+        "--scheduler", metavar="ADDRESS", help="a dask.distributed scheduler (host:port) for data read in chunks"
+    )
+    cert.add_argument(
+        "--chunked", action="store_true", help="read an .h5ad file lazily, 10000 cells at a time (beyond memory)"
+    )
     cert.set_defaults(handler=_cmd_certify)
 
     pth = sub.add_parser(
@@ -227,7 +237,12 @@ def _build_parser() -> argparse.ArgumentParser:
     pth.add_argument("--out", type=Path, metavar="FILE", help="write the path table as CSV")
     pth.add_argument("--force", action="store_true", help="overwrite an existing --out file (never an input)")
     pth.add_argument("--json", action="store_true", help="print one JSON object")
-    pth.add_argument("--scheduler", metavar="ADDRESS", help="a dask.distributed scheduler (host:port) for .zarr data")
+    pth.add_argument(
+        "--scheduler", metavar="ADDRESS", help="a dask.distributed scheduler (host:port) for data read in chunks"
+    )
+    pth.add_argument(
+        "--chunked", action="store_true", help="read an .h5ad file lazily, 10000 cells at a time (beyond memory)"
+    )
     pth.set_defaults(handler=_cmd_path)
 
     data = sub.add_parser("data", help="the bundled data sets")
@@ -252,21 +267,34 @@ def _data_lines(ds) -> None:
         print(f"Note: {note}")
 
 
-#: the data options a .zarr store (read in chunks: centring and --scale only) does not take
+#: the data options data read in chunks (centring and --scale only; an .h5ad's matrix choice too) do not take
 NOT_CHUNKED = ("transpose", "covariance", "log2", "na", "layer", "use_raw", "annotate")
 
 
 def _load(args):
-    """The data of fit, certify and path: a .zarr store read in row blocks (on the --scheduler
-    cluster when given), anything else through the report's load_data."""
-    if not str(args.data).rstrip("/").endswith(".zarr"):
+    """The data of fit, certify and path: a .zarr store, or an .h5ad file with --chunked, read in
+    row blocks (on the --scheduler cluster when given); anything else through the report's load_data."""
+    path = str(args.data).rstrip("/")
+    h5ad = path.endswith(".h5ad")
+    if args.chunked and not h5ad:
+        raise InputError("--chunked applies to .h5ad files (a .zarr store is always read in chunks); drop it")
+    if not (path.endswith(".zarr") or args.chunked):
         if args.scheduler is not None:
-            raise InputError("--scheduler applies to .zarr data, which is read in chunks; drop it")
+            raise InputError("--scheduler applies to data read in chunks (.zarr, or .h5ad with --chunked); drop it")
         return load_data(args)
-    given = [f"--{n.replace('_', '-')}" for n in NOT_CHUNKED if getattr(args, n) not in (None, False)]
+    allowed = ("layer", "use_raw") if h5ad else ()
+    given = [
+        f"--{n.replace('_', '-')}" for n in NOT_CHUNKED if n not in allowed and getattr(args, n) not in (None, False)
+    ]
     if given:
-        raise InputError(f"{', '.join(given)} do(es) not apply to a .zarr store (centring and --scale only); drop it")
+        raise InputError(
+            f"{', '.join(given)} do(es) not apply to data read in chunks (centring and --scale only); drop it"
+        )
     client = None if args.scheduler is None else connect(args.scheduler)
+    if h5ad:
+        return open_h5ad(
+            args.data, layer=args.layer, use_raw=args.use_raw, center=args.center, scale=args.scale, client=client
+        )
     return open_zarr(args.data, center=args.center, scale=args.scale, client=client)
 
 

@@ -9,7 +9,7 @@ import scipy.sparse as sp
 
 import certpca
 from certpca.cli import main
-from certpca.data.chunked import ChunkedData, moments, open_zarr
+from certpca.data.chunked import ChunkedData, moments, open_h5ad, open_zarr
 from certpca.errors import InputError
 
 da = pytest.importorskip("dask.array")
@@ -92,9 +92,9 @@ def test_a_zarr_store_on_the_command_line(tmp_path, capsys):
     memory = certpca.fit(certpca.load(pd.DataFrame(X, columns=[f"gene{j}" for j in range(12)])), k=4)
     np.testing.assert_allclose(pd.read_csv(out, index_col=0)["PC1"], memory.rotation["PC1"], rtol=1e-10, atol=1e-12)
     assert main(["fit", str(tmp_path / "cells.zarr"), "--k", "4", "--log2", "1"]) == 2
-    assert "--log2 do(es) not apply to a .zarr store" in capsys.readouterr().err
+    assert "--log2 do(es) not apply to data read in chunks" in capsys.readouterr().err
     assert main(["fit", "pitprops", "--k", "4", "--scheduler", "127.0.0.1:1"]) == 2
-    assert "--scheduler applies to .zarr data" in capsys.readouterr().err
+    assert "--scheduler applies to data read in chunks" in capsys.readouterr().err
 
 
 def test_a_two_worker_local_cluster_gives_the_in_memory_result():
@@ -104,3 +104,43 @@ def test_a_two_worker_local_cluster_gives_the_in_memory_result():
         with distributed.Client(cluster) as client:
             a = certpca.fit(da.from_array(X, chunks=(50, 20)), k=5, n_components=2, client=client)
     same_fit(a, certpca.fit(X, k=5, n_components=2))
+
+
+def _cells_h5ad(path):
+    """An AnnData of sparse log counts (CSR, float32, as scanpy writes them) with a layer and raw."""
+    ad = pytest.importorskip("anndata")
+    X = sp.random(700, 30, density=0.2, random_state=1, format="csr", dtype=np.float32)
+    X.data = np.log1p(10 * X.data)
+    obs, var = pd.DataFrame(index=[f"c{i}" for i in range(700)]), pd.DataFrame(index=[f"g{j}" for j in range(30)])
+    adata = ad.AnnData(X=X, obs=obs, var=var, layers={"doubled": 2 * X})
+    adata.raw = adata[:, :20].copy()
+    adata.write_h5ad(path)
+    return adata
+
+
+def test_an_h5ad_file_read_lazily_gives_the_in_memory_fit(tmp_path):
+    adata = _cells_h5ad(tmp_path / "cells.h5ad")
+    chunked = open_h5ad(tmp_path / "cells.h5ad", rows=128)
+    assert chunked.name == "cells" and chunked.sample_ids[3] == "c3" and chunked.feature_ids[0] == "g0"
+    assert chunked.array.chunks[0][0] == 128  # read 128 cells at a time, never whole
+    same_fit(certpca.fit(chunked, k=5), certpca.fit(certpca.load(adata.copy()), k=5))
+    doubled = certpca.fit(open_h5ad(tmp_path / "cells.h5ad", layer="doubled"), k=5)
+    assert doubled.components[0].variance == pytest.approx(4 * certpca.fit(chunked, k=5).components[0].variance)
+    raw = open_h5ad(tmp_path / "cells.h5ad", use_raw=True)
+    assert raw.n_features == 20 and raw.feature_ids[-1] == "g19"
+    with pytest.raises(InputError, match="layer 'counts' is not in"):
+        open_h5ad(tmp_path / "cells.h5ad", layer="counts")
+
+
+def test_an_h5ad_file_on_the_command_line_with_chunked(tmp_path, capsys):
+    adata = _cells_h5ad(tmp_path / "cells.h5ad")
+    out = tmp_path / "loadings.csv"
+    argv = ["fit", str(tmp_path / "cells.h5ad"), "--chunked", "--k", "4", "--bounds", "lambda1", "--out", str(out)]
+    assert main(argv) == 0
+    assert "700 samples × 30 features (chunked)" in capsys.readouterr().out
+    memory = certpca.fit(certpca.load(adata.copy()), k=4)
+    np.testing.assert_allclose(pd.read_csv(out, index_col=0)["PC1"], memory.rotation["PC1"], rtol=1e-10, atol=1e-12)
+    assert main(["fit", "pitprops", "--k", "4", "--chunked"]) == 2
+    assert "--chunked applies to .h5ad files" in capsys.readouterr().err
+    assert main(["fit", str(tmp_path / "cells.h5ad"), "--chunked", "--k", "4", "--log2", "1"]) == 2
+    assert "--log2 do(es) not apply to data read in chunks" in capsys.readouterr().err

@@ -1,4 +1,4 @@
-"""Data beyond one machine's memory: a dask array (zarr, a cluster's memory), read in row blocks.
+"""Data beyond one machine's memory (a dask array, a zarr store, a lazily read .h5ad), read in row blocks.
 
 For N ≫ D (cells × genes) everything certpca needs is the D × D covariance, and one
 pass over the row blocks forms it: each block gives its count, mean and centred
@@ -230,6 +230,32 @@ def open_zarr(path, **options) -> ChunkedData:
         name=str(path).rstrip("/").rsplit("/", 1)[-1].removesuffix(".zarr"),
         **options,
     )
+
+
+def open_h5ad(path, *, layer: str | None = None, use_raw: bool = False, rows: int = 10000, **options) -> ChunkedData:
+    """An ``.h5ad`` file's X (or ``layer``, or raw.X) read lazily in blocks of ``rows`` cells by anndata
+    (``read_elem_lazy``), for files beyond memory; ids from obs_names and var_names.  A CSR matrix (as
+    scanpy writes it) is read a row block at a time; ``options`` as for :meth:`ChunkedData.prepare`."""
+    import h5py
+    from anndata.experimental import read_elem_lazy
+    from anndata.io import read_elem
+
+    if layer is not None and use_raw:
+        raise InputError("layer and use_raw are exclusive; give one of them")
+    try:
+        store = h5py.File(str(path), "r")
+    except OSError as err:
+        raise InputError(f"cannot read {path} as an .h5ad file: {str(err).splitlines()[0]}") from None
+    if use_raw and "raw" not in store:
+        raise InputError(f"{path} has no raw; drop --use-raw")
+    if layer is not None and layer not in store.get("layers", {}):
+        found = ", ".join(store["layers"]) if "layers" in store else "none"
+        raise InputError(f"layer {layer!r} is not in {path} (layers: {found}); give one of them or drop --layer")
+    matrix, var = ("raw/X", "raw/var") if use_raw else (f"layers/{layer}" if layer else "X", "var")
+    obs_names, var_names = read_elem(store["obs"]).index, read_elem(store[var]).index
+    array = read_elem_lazy(store[matrix], chunks=(min(rows, len(obs_names)), len(var_names)))
+    name = str(path).rstrip("/").rsplit("/", 1)[-1].removesuffix(".h5ad")
+    return ChunkedData.prepare(array, feature_ids=var_names, sample_ids=obs_names, name=name, **options)
 
 
 def connect(address: str):
