@@ -2,7 +2,7 @@
 
 Data: the single-cell counts of bench_sparse.py (log1p of rank-5 negative-binomial counts, ~2 %
 nonzero, CSR float32 as scanpy writes them), written once as .h5ad.  Each mode runs in its own
-process (one BLAS thread) so its peak resident memory (``ru_maxrss``) is its own: *memory* is
+process (one BLAS thread) so its peak resident memory (VmHWM) is its own: *memory* is
 ``certpca.fit(path)`` (anndata.read_h5ad, the whole matrix in memory, kept sparse), *chunked* is
 ``certpca.fit(open_h5ad(path))`` (anndata's lazy reading, 10000 cells at a time, the covariance in
 one pass).  Both fit k = 50 and certify with the cheap bounds.
@@ -17,18 +17,13 @@ import argparse
 import json
 import os
 import platform
-import resource
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 from bench_sparse import counts
-from common import CHEAP, publish
-
-ENV = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+from common import CHEAP, in_child, peak_bytes, publish
 
 
 def run_mode(path: str, mode: str) -> dict:
@@ -36,7 +31,7 @@ def run_mode(path: str, mode: str) -> dict:
     import certpca
     from certpca.data.chunked import open_h5ad
 
-    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    base = peak_bytes() / 2**20
     t0 = time.perf_counter()
     fit = certpca.fit(open_h5ad(path) if mode == "chunked" else path, 50)
     t1 = time.perf_counter()
@@ -45,7 +40,7 @@ def run_mode(path: str, mode: str) -> dict:
     return {
         "fit_s": t1 - t0,
         "certify_s": t2 - t1,
-        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - base,
+        "peak_mb": peak_bytes() / 2**20 - base,
         "variance": fit.components[0].variance,
         "upper": cert.upper_bound,
     }
@@ -74,13 +69,7 @@ def main(argv=None):
         anndata.AnnData(X=X, obs=obs, var=var).write_h5ad(path)
         size_mb = Path(path).stat().st_size / 1e6
         for mode in ("memory", "chunked"):
-            cmd = [sys.executable, __file__, "--mode", mode, "--path", path]
-            done = subprocess.run(cmd, capture_output=True, text=True, env=ENV)
-            results[mode] = (
-                json.loads(done.stdout.strip().splitlines()[-1])
-                if done.returncode == 0
-                else {"error": done.stderr.strip().splitlines()[-1]}
-            )
+            results[mode] = in_child(__file__, "--mode", mode, "--path", path)
 
     import certpca
 

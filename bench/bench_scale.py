@@ -31,20 +31,17 @@ import json
 import os
 import platform
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from common import CHEAP, publish
+from common import CHEAP, in_child, peak_bytes, publish
 
 import certpca
 
 BUDGET = 60.0
-CHILD_ENV = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
 def synthetic(n: int, d: int, seed: int = 0) -> np.ndarray:
@@ -64,19 +61,6 @@ def synthetic(n: int, d: int, seed: int = 0) -> np.ndarray:
         X[:, j : j + step] += Z @ W[j : j + step].T
     X *= scale
     return X
-
-
-def peak_bytes() -> int:
-    """This process's peak resident memory: VmHWM of /proc/self/status (Linux).
-
-    Not ``ru_maxrss``: Linux carries that over from the parent through fork and exec, so a
-    child of a large parent would report the parent's peak.
-    """
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) * 1024
-    raise RuntimeError("no VmHWM in /proc/self/status: the bench measures memory on Linux only")
 
 
 # ---------------------------------------------------------------- children
@@ -123,10 +107,10 @@ def child(task: str, arg: str) -> dict:
 
 
 def run_child(task: str, arg: str = "") -> dict:
-    out = subprocess.run(
-        [sys.executable, __file__, "--child", task, arg], capture_output=True, text=True, env=CHILD_ENV, check=True
-    )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    result = in_child(__file__, "--child", task, arg)
+    if "error" in result:
+        raise RuntimeError(f"child {task} {arg} failed: {result['error']}")
+    return result
 
 
 def slope(xs, ys) -> float:

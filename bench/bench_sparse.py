@@ -3,8 +3,9 @@
 Data: 100000 cells × 2000 genes, counts from a rank-5 negative-binomial model at
 about 2 % density, log1p (the single-cell setting; the dense matrix is 1.6 GB).
 Each mode runs in its own process (one BLAS thread) so its peak resident memory
-(``ru_maxrss``) is its own: *sparse* hands the CSR matrix to certpca, *dense*
-hands it ``X.toarray()`` (the old behaviour of ``certpca/data/convert.py``).
+(VmHWM, not ``ru_maxrss``, which a child inherits from its parent) is its own:
+*sparse* hands the CSR matrix to certpca, *dense* hands it ``X.toarray()``
+(the old behaviour of ``certpca/data/convert.py``).
 Stages: build the problem (load + prepare + covariance operator), fit k = 50,
 certify with the cheap bounds (bench/common.py) and with the default ones (60 s
 budget).  The pbmc report is timed in reports/bench/report.md, not here.
@@ -19,16 +20,13 @@ import argparse
 import json
 import os
 import platform
-import resource
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
-from common import CHEAP, publish
+from common import CHEAP, in_child, peak_bytes, publish
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
@@ -50,7 +48,7 @@ def counts(n: int, d: int, *, rank: int = 5, density: float = 0.02, seed: int = 
 
 
 def peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return peak_bytes() / 2**20
 
 
 def run_mode(path: str, mode: str) -> dict:
@@ -108,12 +106,7 @@ def main(argv=None):
         path = str(Path(tmp) / "x.npz")
         sp.save_npz(path, X, compressed=False)
         for mode in ("sparse",) + (() if args.no_dense else ("dense",)):
-            cmd = [sys.executable, __file__, "--mode", mode, "--path", path]
-            done = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "OMP_NUM_THREADS": "1"})
-            if done.returncode:
-                results[mode] = {"error": done.stderr.strip().splitlines()[-1]}
-            else:
-                results[mode] = json.loads(done.stdout.strip().splitlines()[-1])
+            results[mode] = in_child(__file__, "--mode", mode, "--path", path)
 
     import certpca
 
@@ -126,7 +119,7 @@ def main(argv=None):
         f"Data: {X.shape[0]} × {X.shape[1]}, log1p of rank-5 negative-binomial counts, "
         f"{X.nnz / (X.shape[0] * X.shape[1]):.2%} nonzero ({X.nnz} stored values, {sparse_mb:.0f} MB as CSR; "
         f"dense it would be {dense_gb:.2f} GB); generated in {t_gen:.0f} s. Each mode in its own process; "
-        "peak RSS (ru_maxrss) is cumulative over the stages and includes the "
+        "peak RSS (VmHWM) is cumulative over the stages and includes the "
         "libraries and the CSR matrix read from disk (*loaded*).\n"
     )
     lines.append(
