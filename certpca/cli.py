@@ -98,6 +98,15 @@ def _data_options() -> _Parser:
     return p
 
 
+def _chunked_options() -> _Parser:
+    """fit, certify and path read data beyond memory in row blocks (:func:`_load`)."""
+    p = _Parser(add_help=False)
+    g = p.add_argument_group("data read in chunks (.zarr stores; .h5ad files with --chunked)")
+    g.add_argument("--chunked", action="store_true", help="read an .h5ad file lazily, 10000 cells at a time")
+    g.add_argument("--scheduler", metavar="ADDRESS", help="a dask.distributed scheduler (host:port) to read them on")
+    return p
+
+
 def _build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="certpca", description="Sparse and nonnegative sparse PCA with certificates.")
     parser.add_argument("--version", action="version", version=f"certpca {__version__}")
@@ -114,7 +123,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
     fit = sub.add_parser(
         "fit",
-        parents=[_data_options()],
+        parents=[_data_options(), _chunked_options()],
         help="fit sparse principal components",
         description="Fit sparse (or nonnegative sparse) principal components.",
     )
@@ -166,17 +175,11 @@ def _build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--scores", type=Path, metavar="FILE", help="write the scores as CSV (samples x components)")
     fit.add_argument("--force", action="store_true", help="overwrite existing output files (never an input)")
     fit.add_argument("--json", action="store_true", help="print one JSON object instead of the summary")
-    fit.add_argument(
-        "--scheduler", metavar="ADDRESS", help="a dask.distributed scheduler (host:port) for data read in chunks"
-    )
-    fit.add_argument(
-        "--chunked", action="store_true", help="read an .h5ad file lazily, 10000 cells at a time (beyond memory)"
-    )
     fit.set_defaults(handler=_cmd_fit)
 
     cert = sub.add_parser(
         "certify",
-        parents=[_data_options()],
+        parents=[_data_options(), _chunked_options()],
         help="certify how close a component is to optimal",
         description="Upper bounds on the best possible variance and the certified gap of a "
         "component: one from --loadings (any tool's), or certpca's best.",
@@ -204,17 +207,11 @@ def _build_parser() -> argparse.ArgumentParser:
     cert.add_argument("--tol", type=float, default=1e-6, help="relative gap counted as optimal (default 1e-6)")
     cert.add_argument("--seed", type=int, default=0, help="seed of the solver's random starts (default 0)")
     cert.add_argument("--json", action="store_true", help="print one JSON object")
-    cert.add_argument(
-        "--scheduler", metavar="ADDRESS", help="a dask.distributed scheduler (host:port) for data read in chunks"
-    )
-    cert.add_argument(
-        "--chunked", action="store_true", help="read an .h5ad file lazily, 10000 cells at a time (beyond memory)"
-    )
     cert.set_defaults(handler=_cmd_certify)
 
     pth = sub.add_parser(
         "path",
-        parents=[_data_options()],
+        parents=[_data_options(), _chunked_options()],
         help="variance versus cardinality, optionally certified",
         description="The first component at every k of a grid, warm-started along the path.",
     )
@@ -237,12 +234,6 @@ def _build_parser() -> argparse.ArgumentParser:
     pth.add_argument("--out", type=Path, metavar="FILE", help="write the path table as CSV")
     pth.add_argument("--force", action="store_true", help="overwrite an existing --out file (never an input)")
     pth.add_argument("--json", action="store_true", help="print one JSON object")
-    pth.add_argument(
-        "--scheduler", metavar="ADDRESS", help="a dask.distributed scheduler (host:port) for data read in chunks"
-    )
-    pth.add_argument(
-        "--chunked", action="store_true", help="read an .h5ad file lazily, 10000 cells at a time (beyond memory)"
-    )
     pth.set_defaults(handler=_cmd_path)
 
     data = sub.add_parser("data", help="the bundled data sets")
