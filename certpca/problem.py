@@ -314,13 +314,19 @@ class Problem:
             return
         F = self._F
         if F is None or F.nbytes < SHARED_SCALE_BYTES or not F.flags.writeable or not _stays_normal(F, e):
-            yield self.ldexp(e)
+            yield self._with_memo(self.ldexp(e), e)
             return
         np.ldexp(F, e, out=F)
         try:
-            yield Problem(factor=F, feature_ids=self.feature_ids)
+            yield self._with_memo(Problem(factor=F, feature_ids=self.feature_ids), e)
         finally:
             np.ldexp(F, -e, out=F)
+
+    def _with_memo(self, scaled: Problem, e: int) -> Problem:
+        """``scaled`` (this problem times 2^e) sharing this problem's memo for the exponent e, so what one
+        certificate derived from it (dabe's λmax per ρ) serves the next one, e.g. along a path."""
+        scaled.__dict__["memo"] = self.memo.setdefault(("scaled by 2^", e), {})
+        return scaled
 
     def ldexp(self, e: int) -> Problem:
         """The problem with its factor times 2^e (C times 4^e), or a dense C times 2^e: exact in floating point."""

@@ -140,3 +140,23 @@ def test_a_large_factor_is_scaled_in_place_exactly_and_restored(monkeypatch):
         assert [b.value for b in shared.bounds] == [b.value for b in copied.bounds]
         assert shared.lower_bound == copied.lower_bound and shared.value == copied.value
         monkeypatch.undo()
+
+
+def test_a_scaled_problem_shares_the_memo_of_its_exponent(monkeypatch):
+    from certpca.certify import certify_vector, duals
+
+    X = np.random.default_rng(2).standard_normal((8, 30)) * 1e5  # a certificate rescales it by 2^-e, e ≠ 0
+    P = Problem.from_data(X - X.mean(axis=0))
+    with P.scaled_by(-20) as a:
+        a.memo["seen"] = 1
+    with P.scaled_by(-20) as b, P.scaled_by(-19) as c:
+        assert b.memo["seen"] == 1 and "seen" not in c.memo
+    calls = []
+    counted = duals._shrunk_gram
+    monkeypatch.setattr(duals, "_shrunk_gram", lambda *a, **kw: calls.append(1) or counted(*a, **kw))
+    w = np.zeros(P.dim)
+    w[:4] = 0.5
+    first = certify_vector(P, w, 4, bounds="dabe")
+    n_first = len(calls)
+    again = certify_vector(P, w, 4, bounds="dabe")  # the same ρ: nothing recomputed, the same bound
+    assert n_first > 0 and len(calls) == n_first and again.upper_bound == first.upper_bound
