@@ -95,7 +95,7 @@ def _shrunk_gram(problem, rho: float, s: float, C=None, err_C: float = 0.0, *, e
         n_keep = int(keep.sum())
         if n_keep == 0:
             return 0.0
-        if estimate and F.shape[0] >= LANCZOS_MIN:  # Lanczos on v ↦ F D Fᵀ v: no r × r product formed
+        if estimate and n_keep >= F.shape[0] >= LANCZOS_MIN:  # Lanczos on v ↦ F D Fᵀ v, not r²·D to form it
             op = scipy.sparse.linalg.LinearOperator((F.shape[0],) * 2, matvec=lambda v: F @ (dvec * (F.T @ v.ravel())))
             return lmax_estimate(op)
         weight = float(np.sum(dvec[keep] * problem.diag[keep]))  # Σ d_i‖a_i‖² ≥ ‖|D^½||Fᵀ||F||D^½|‖_F

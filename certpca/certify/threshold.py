@@ -62,13 +62,17 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+import scipy.sparse.linalg
 from scipy.sparse.csgraph import connected_components
 
 from certpca.certify.numerics import (
     EPS,
+    ESTIMATE_FINALISTS,
+    LANCZOS_MIN,
     Bound,
     check_k,
     gamma,
+    lmax_estimate,
     lmax_upper,
     quadratic_seconds,
     safe,
@@ -182,13 +186,25 @@ def _row_topk(rows: np.ndarray, vals: np.ndarray, n: int, kk: int) -> np.ndarray
     return out
 
 
-def _rank2_bound(Mk: np.ndarray, k: int, nonneg: bool) -> float:
-    """OPT_k(Â) + λmax(M_KK − Â), Â the top-2 eigen-part shifted by λ_3 (module docstring); inf if unusable."""
+def _top_pairs(Mk: np.ndarray, estimate: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Eigenpairs of Mk, descending: for an estimate of a large Mk only the top three, by Lanczos."""
+    if estimate and Mk.shape[0] >= max(LANCZOS_MIN, 5):  # ARPACK needs n > k + 1
+        try:
+            lam, V = scipy.sparse.linalg.eigsh(Mk, k=3, which="LA", v0=np.ones(Mk.shape[0]))
+            return lam[::-1], V[:, ::-1]
+        except scipy.sparse.linalg.ArpackError:
+            pass
+    lam, V = np.linalg.eigh(Mk)
+    return lam[::-1], V[:, ::-1]
+
+
+def _rank2_bound(Mk: np.ndarray, k: int, nonneg: bool, estimate: bool = False) -> float:
+    """OPT_k(Â) + λmax(M_KK − Â), Â the top-2 eigen-part shifted by λ_3 (module docstring); inf if unusable.
+    With ``estimate`` an estimate of it (Lanczos for the top three pairs and for λmax(M_KK − Â))."""
     n = Mk.shape[0]
     if n < 4:
         return np.inf
-    lam, V = np.linalg.eigh(Mk)
-    lam, V = lam[::-1], V[:, ::-1]
+    lam, V = _top_pairs(Mk, estimate)
     G = (V[:, :2] * np.sqrt(np.maximum(lam[:2] - lam[2], 0.0))).T
     res = spannogram(Problem(factor=G), k, nonneg=nonneg, d=2)
     if res.truncated is not None:
@@ -197,17 +213,20 @@ def _rank2_bound(Mk: np.ndarray, k: int, nonneg: bool) -> float:
     # forming GᵀG: γ_4 per entry relative to |G|ᵀ|G|, whose norm is ≤ its trace ΣG²;
     # the subtraction rounds each entry once: ≤ eps·(|M_ij| + (|G|ᵀ|G|)_ij)
     g2 = float(np.sum(G * G))
+    if estimate:
+        return float(res.opt_d) + lmax_estimate((R + R.T) / 2)
     lam_r, _ = lmax_upper((R + R.T) / 2, (gamma(4) + EPS) * g2 + EPS * float(np.linalg.norm(Mk)))
     return float(res.opt_d) * (1 + OPT_D_SLACK) + lam_r
 
 
-def _ub_components(labels, n_comp, i, j, m, diag, k, dense_max, rank2=None):
+def _ub_components(labels, n_comp, i, j, m, diag, k, dense_max, rank2=None, estimate=False):
     """max over components of ub_k(M_KK); M's off-diagonal entries are (i, j, m) (i < j).
 
     Components are visited in decreasing order of their cheap (Gershgorin) bound
     and refined until no remaining cheap bound can exceed the current maximum.
     ``rank2`` (None, or the problem's ``nonneg``) adds the rank-2 spannogram bound
-    on dense components.  Returns (value, info).
+    on dense components.  ``estimate`` estimates the eigenvalues of large dense
+    components instead of bounding them (to steer the ρ search).  Returns (value, info).
     """
     D = len(diag)
     kk = k - 1
@@ -249,10 +268,10 @@ def _ub_components(labels, n_comp, i, j, m, diag, k, dense_max, rank2=None):
             Mk = np.zeros((n, n))
             Mk[r_l, c_l] = sgn
             Mk[np.arange(n), np.arange(n)] = dK
-            lam, _ = lmax_upper(Mk, EPS * float(np.linalg.norm(Mk)))
+            lam = lmax_estimate(Mk) if estimate else lmax_upper(Mk, EPS * float(np.linalg.norm(Mk)))[0]
             ub = min(ub, lam)
             if rank2 is not None and n > k:
-                ub = min(ub, _rank2_bound(Mk, k, rank2))
+                ub = min(ub, _rank2_bound(Mk, k, rank2, estimate))
         if n > k and ub > best:
             A = sp.csr_matrix((a_l, (r_l, c_l)), shape=(n, n))
             shift = max(0.0, -float(np.min(dK)))
@@ -306,7 +325,7 @@ def threshold_bound(
     key = v if nonneg else np.abs(v)
     diag_err = gamma(problem.factor().shape[0]) * float(np.max(np.abs(diag))) if problem.uses_factor else 0.0
 
-    def evaluate(rho, rank2=None):
+    def evaluate(rho, rank2=None, estimate=False):
         m_act = int(np.searchsorted(-key, -rho, side="left"))  # pairs with key > ρ
         ii, jj, vv = i[:m_act], j[:m_act], v[:m_act]
         if nonneg:
@@ -315,7 +334,7 @@ def threshold_bound(
             mm = np.sign(vv) * (np.abs(vv) - rho)
         g = sp.coo_matrix((np.ones(m_act), (ii, jj)), shape=(D, D))
         n_comp, labels = connected_components(g, directed=False)
-        ub, info = _ub_components(labels, n_comp, ii, jj, mm, diag, k, dense_max, rank2)
+        ub, info = _ub_components(labels, n_comp, ii, jj, mm, diag, k, dense_max, rank2, estimate)
         total = (k - 1) * (rho + err) + diag_err + ub
         total = total + gamma(4) * (abs(ub) + (k - 1) * (rho + err))
         info.update(n_pairs=m_act, components=int(n_comp))
@@ -329,20 +348,28 @@ def threshold_bound(
         grid = np.geomspace(lo, hi, n_grid)
     else:
         grid = np.r_[0.0, np.geomspace(max(hi * 1e-4, EPS * hi), hi, n_grid - 1)]
-    results = {float(r): evaluate(float(r)) for r in grid}
+    # from LANCZOS_MIN features the search runs on estimates and only its best points are bounded
+    # (every ρ is valid, so a misleading estimate costs tightness only)
+    est = D >= LANCZOS_MIN
+    results = {float(r): evaluate(float(r), estimate=est) for r in grid}
     best_rho = min(results, key=lambda r: results[r][0])
     pos = int(np.searchsorted(grid, best_rho))
     a = grid[max(pos - 1, 0)]
     b = grid[min(pos + 1, len(grid) - 1)]
     for r in np.linspace(a, b, n_refine + 2)[1:-1]:
-        results[float(r)] = evaluate(float(r))
+        results[float(r)] = evaluate(float(r), estimate=est)
     best_rho = min(results, key=lambda r: results[r][0])
+    with_rank2: set[float] = set()
     if rank2:
         # second pass: rank-2 component bounds, which gain most at smaller ρ (larger components)
         lo_w, hi_w = REFINE_WINDOW[0] * best_rho, REFINE_WINDOW[1] * best_rho
-        for r in sorted(results):
-            if lo_w <= r <= hi_w:
-                results[r] = min(results[r], evaluate(r, nonneg), key=lambda t: t[0])
+        with_rank2 = {r for r in results if lo_w <= r <= hi_w}
+        for r in sorted(with_rank2):
+            results[r] = min(results[r], evaluate(r, nonneg, estimate=est), key=lambda t: t[0])
+        best_rho = min(results, key=lambda r: results[r][0])
+    if est:
+        finalists = sorted(results, key=lambda r: results[r][0])[:ESTIMATE_FINALISTS]
+        results = {r: evaluate(r, nonneg if r in with_rank2 else None) for r in finalists}
         best_rho = min(results, key=lambda r: results[r][0])
     value, info = results[best_rho]
     return Bound(

@@ -1,9 +1,9 @@
 """Searches steered by Lanczos estimates (numerics.lmax_estimate) still return valid bounds.
 
-From LANCZOS_MIN rows the dabe, dspca and pattern searches over ρ evaluate an estimate of
-λmax and bound only their best points.  Here the threshold is lowered so that small problems
-take that path and meet brute force with zero tolerance, and a planted problem above the
-real threshold checks validity and that the search loses nothing against the rigorous one.
+From LANCZOS_MIN rows the dabe, dspca, pattern and threshold searches over ρ evaluate an
+estimate of λmax and bound only their best points.  Here the threshold is lowered: small
+problems take that path and meet brute force with zero tolerance, and a planted problem
+through ARPACK checks validity and that the search loses nothing.
 """
 
 import time
@@ -13,18 +13,26 @@ import pytest
 
 import certpca.certify.duals as duals
 import certpca.certify.numerics as numerics
+import certpca.certify.threshold as threshold
 from certpca.certify.duals import dabe_bound, dspca_dual_bound, pattern_bound
 from certpca.certify.lowrank import split_bound
 from certpca.certify.numerics import ESTIMATE_FINALISTS, lmax_estimate, minimize_1d
+from certpca.certify.threshold import threshold_bound
 from certpca.problem import Problem
 from tests.brute import brute_force, random_psd
 
-BOUNDS = {"dabe": dabe_bound, "dspca": dspca_dual_bound, "pattern": pattern_bound, "split": split_bound}
+BOUNDS = {
+    "dabe": dabe_bound,
+    "dspca": dspca_dual_bound,
+    "pattern": pattern_bound,
+    "split": split_bound,
+    "threshold": threshold_bound,
+}
 
 
 def _lanczos_from(monkeypatch, n):
-    monkeypatch.setattr(numerics, "LANCZOS_MIN", n)
-    monkeypatch.setattr(duals, "LANCZOS_MIN", n)
+    for module in (numerics, duals, threshold):
+        monkeypatch.setattr(module, "LANCZOS_MIN", n)
 
 
 def test_minimize_1d_evaluates_the_bound_only_at_the_best_estimates():
@@ -90,8 +98,10 @@ def test_estimated_searches_are_never_below_brute_force(monkeypatch, seed):
 
 
 @pytest.mark.parametrize("factor", [False, True])
-def test_planted_spike_above_the_threshold(factor):
-    """C = I + θvvᵀ with v uniform on k features: OPT = 1 + θ exactly (wᵀCw = 1 + θ(vᵀw)²)."""
+def test_planted_spike_through_lanczos(monkeypatch, factor):
+    """C = I + θvvᵀ with v uniform on k features: OPT = 1 + θ exactly (wᵀCw = 1 + θ(vᵀw)²); at D = 420
+    and a threshold of 400 the estimates come from ARPACK, not from the LAPACK fallback."""
+    _lanczos_from(monkeypatch, 400)
     D, k, theta = 420, 10, 3.0
     v = np.zeros(D)
     v[np.arange(0, D, D // k)[:k]] = 1 / np.sqrt(k)
@@ -100,7 +110,7 @@ def test_planted_spike_above_the_threshold(factor):
     else:
         P = Problem.from_covariance(np.eye(D) + theta * np.outer(v, v))
     assert P.dim >= numerics.LANCZOS_MIN
-    for name in ("dabe", "pattern"):
+    for name in ("dabe", "pattern", "threshold"):
         value = BOUNDS[name](P, k).value
         assert value >= 1 + theta, name
         assert value <= (1 + theta) * 1.001, (name, value)  # the spike is found: the search lost nothing
