@@ -18,7 +18,8 @@ that prunes:
   Gershgorin row bound (+ 4·n·eps relative); for w ≥ 0 also both on (C₊)_TT (Perron);
 * the shifted rank-2 split of C_TT (as in threshold.py's refinement; Asteris
   et al. 2014, Thm. 1): OPT(Â) + λmax(C_TT − Â) with Â = Σ_{j≤2}(λ_j − λ_3)v_jv_jᵀ,
-  OPT(Â) over the supports that contain I (:func:`_rank2_bound`).
+  OPT(Â) over the supports that contain I (:func:`_rank2_bound`); for w ≥ 0 also
+  the same split of (C₊)_TT.
 
 Proof: every support is evaluated, in a pruned subtree, or in a node still
 queued, so OPT ≤ max(evaluated λ̂ + margin, pruned and queued node bounds): the
@@ -241,8 +242,10 @@ def exact(
         if nonneg:
             b = min(b, _lmax(A)[0], _gersh(Cp[np.ix_(T, T)], k, True))
         j = R[int(np.argmax(np.abs(v[len(I) :])))]
-        if b > target() and len(T) > k:
+        if b > target() and (len(T) > k or nonneg):
             b = min(b, _rank2_bound(A, len(I), k, nonneg, target()))
+        if b > target() and nonneg:  # wᵀCw ≤ wᵀC₊w for w ≥ 0: the same split of C₊
+            b = min(b, _rank2_bound(Cp[np.ix_(T, T)], len(I), k, True, target()))
         return b, j
 
     # incumbent: greedy forward selection, the rank-2 spannogram and EM
@@ -307,7 +310,7 @@ def exact(
         seconds=time.perf_counter() - t0,
         k=k,
         nonneg=nonneg,
-        info={"rtol": rtol},
+        info={"rtol": rtol, "open_nodes": len(heap)},
     )
 
 
