@@ -180,6 +180,39 @@ def _rank2_bound(A: np.ndarray, m: int, k: int, nonneg: bool, target: float) -> 
     return done * (1 + RANK2_SLACK) + 16 * EPS * g2 + lam_r
 
 
+def _schur_prunes(A: np.ndarray, m: int, t: int, level: float, nonneg: bool) -> bool:
+    """True when wᵀAw ≤ ``level`` for every unit w supported in some S = I ∪ J (J ⊆ R, |J| ≤ t; w ≥ 0
+    when ``nonneg``) of a block A = C_TT whose first m features are I.
+
+    Schur complement: with L = level > λmax(C_II), min over w_I of wᵀ(L·I − C)w = w_Jᵀ(L·I − M_JJ)w_J
+    for M = C_RR + C_RI(L·I − C_II)⁻¹C_IR, so it suffices that a t-sparse bound on M (λmax, Gershgorin,
+    the rank-2 split; for w ≥ 0 their nonnegative forms, w_J ≥ 0) is ≤ L.  M is formed as C_RR + ZᵀZ,
+    Z = diag(L − α)^{-½}UᵀC_IR from C_II = UΛUᵀ.  Validity: the eigensolver's backward error
+    e = 8·m·eps·‖C_II‖_F (Weyl) moves the inverse by ≤ e/((g − e)(g − 2e)), g = L − λ̂max(C_II) (so the
+    true gap is ≥ g − e), and U's loss of orthogonality and the products by ≤ 2γ_{m+8}/(g − e), each
+    times ‖C_IR‖_F²; forming ZᵀZ adds 2γ_{m+8}·‖Z‖_F², the sum eps·(‖C_RR‖_F + ‖Z‖_F²); twice the total,
+    τ, is required between the bound on M̂ (with its own margins) and L, since |wᵀ(M − M̂)w| ≤ ‖M − M̂‖₂.
+    """
+    CII, CIR = A[:m, :m], A[:m, m:]
+    alpha, U = np.linalg.eigh(CII)
+    e = weyl_margin(m, float(np.linalg.norm(CII)))
+    gap = level - float(alpha[-1])
+    if gap <= 3 * e:
+        return False
+    Z = (U.T @ CIR) / np.sqrt(level - alpha)[:, None]
+    CRR = A[m:, m:]
+    M = CRR + Z.T @ Z
+    z2, c2, gm = float(np.sum(Z * Z)), float(np.sum(CIR * CIR)), gamma(m + 8)
+    err = c2 * (e / ((gap - e) * (gap - 2 * e)) + 2 * gm / (gap - e)) + 2 * gm * z2
+    tau = 2 * (err + EPS * (float(np.linalg.norm(CRR)) + z2))
+    goal = level - tau
+    n = M.shape[0]
+    ub = min(_lmax(M)[0], _lmax(np.maximum(M, 0.0))[0] if nonneg else np.inf)
+    if n <= t or ub <= goal:
+        return ub <= goal
+    return _gersh(M, t, nonneg) <= goal or _rank2_bound(M, 0, t, nonneg, goal) <= goal
+
+
 def exact(
     problem,
     k: int,
@@ -246,6 +279,8 @@ def exact(
             b = min(b, _rank2_bound(A, len(I), k, nonneg, target()))
         if b > target() and nonneg:  # wᵀCw ≤ wᵀC₊w for w ≥ 0: the same split of C₊
             b = min(b, _rank2_bound(Cp[np.ix_(T, T)], len(I), k, True, target()))
+        if b > target() and I and _schur_prunes(A, len(I), k - len(I), target(), nonneg):
+            b = target()
         return b, j
 
     # incumbent: greedy forward selection, the rank-2 spannogram and EM
