@@ -1,9 +1,11 @@
 """The best-first exact search against brute force (tests/brute.py), also where greedy selection fails."""
 
+from itertools import combinations
+
 import numpy as np
 import pytest
 
-from certpca.certify.exact import exact
+from certpca.certify.exact import _rank2_bound, _schur_prunes, exact
 from certpca.problem import Problem
 from tests.brute import brute_force, random_psd
 
@@ -71,3 +73,38 @@ def test_stopped_search_keeps_a_valid_bound(nonneg):
             assert not r.proven, (fam, limits)
             assert r.upper_bound >= opt
             assert r.value <= opt * (1 + 1e-12)
+
+
+def _node_opt(C, I, R, t, nonneg):
+    """Brute force over the node (I, R): max of wᵀCw, w unit on I ∪ J (J ⊆ R, |J| ≤ t), w ≥ 0 if nonneg."""
+    best = -np.inf
+    for size in range(t + 1):
+        for J in combinations(R, size):
+            S = list(I) + list(J)
+            if not S:
+                continue
+            sub = C[np.ix_(S, S)]
+            best = max(best, brute_force(sub, len(S), True)[0] if nonneg else np.linalg.eigvalsh(sub)[-1])
+    return best
+
+
+@pytest.mark.parametrize("nonneg", [False, True])
+def test_node_bounds_never_below_the_node_optimum(nonneg):
+    """The rank-2 bound with I kept is ≥ the node's optimum, and the Schur test never prunes above it."""
+    rng = np.random.default_rng(11 if nonneg else 12)
+    checked = 0
+    for i in range(60):
+        D = int(rng.integers(6, 10))
+        C = random_psd(rng, D, FAMILIES[i % 4])
+        perm = rng.permutation(D)
+        m = int(rng.integers(1, D - 2))
+        t = int(rng.integers(1, D - m + 1))
+        A = C[np.ix_(perm, perm)]
+        I, R = list(range(m)), list(range(m, D))
+        opt = _node_opt(A, I, R, t, nonneg)
+        assert _rank2_bound(A, m, m + t, nonneg, -np.inf) >= opt
+        for level in (opt * (1 - 1e-9), opt * (1 - 1e-3), opt * (1 + 1e-3)):
+            if _schur_prunes(A, m, t, level, nonneg):
+                assert level >= opt, (i, m, t, level, opt)
+                checked += 1
+    assert checked > 0
