@@ -11,15 +11,18 @@ the feature j of R with the largest top-eigenvector entry of C_TT (include j /
 exclude j).  Nodes are expanded best bound first, and
 a node is pruned when a valid upper bound over its supports is ≤ the
 incumbent·(1 + rtol) + eigen margin.  Node bounds, cheapest first, each with its
-floating-point margin included (docs/certification.md §1), stopping at the first
-that prunes:
+floating-point margin included (docs/certification.md §1, §6), stopping at the
+first that prunes:
 
 * λmax(C_TT) (interlacing) + Weyl margin 8·n·eps·‖C_TT‖_F, and the k-sparse
   Gershgorin row bound (+ 4·n·eps relative); for w ≥ 0 also both on (C₊)_TT (Perron);
 * the shifted rank-2 split of C_TT (as in threshold.py's refinement; Asteris
   et al. 2014, Thm. 1): OPT(Â) + λmax(C_TT − Â) with Â = Σ_{j≤2}(λ_j − λ_3)v_jv_jᵀ,
   OPT(Â) over the supports that contain I (:func:`_rank2_bound`); for w ≥ 0 also
-  the same split of (C₊)_TT.
+  the same split of (C₊)_TT;
+* at the incumbent level L, the Schur complement of C_II: a (k − |I|)-sparse bound
+  on M = C_RR + C_RI(L·I − C_II)⁻¹C_IR that is ≤ L proves λmax(C_SS) ≤ L for every
+  support of the node (:func:`_schur_prunes`).
 
 Proof: every support is evaluated, in a pruned subtree, or in a node still
 queued, so OPT ≤ max(evaluated λ̂ + margin, pruned and queued node bounds): the
@@ -59,7 +62,7 @@ from certpca.solvers.spannogram import spannogram
 MAX_DIM = 120
 
 #: default-selection limit: the search is exponential in D, but with its time cap it proves
-#: LRS (D = 93) k = 5 to 40, signed and nonnegative (reports/bench/certify.md)
+#: LRS (D = 93) signed k = 5 to 40 and nonnegative k = 5, 10 in under 3 s each
 DEFAULT_MAX_DIM = 100
 
 #: the bound's time cap (an unproven search still returns a valid, weaker bound)
