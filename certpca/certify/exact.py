@@ -74,9 +74,6 @@ SIGN_TOL = 1e-9
 #: roundings per row sum of the node Gershgorin bound, per term
 GERSH_ROUNDINGS = 4
 
-#: roundings per entry of D^½(A + sI)D^½ in the shrink bound (sqrt, two products, the shift)
-SHRINK_ROUNDINGS = 4
-
 #: relative slack on the rank-2 value (cosines of rounded angles), as threshold.OPT_D_SLACK
 RANK2_SLACK = 1e-9
 
@@ -87,10 +84,6 @@ ARC_MAX = 4096
 
 #: arcs whose bound is within this relative tolerance of the best midpoint value are not refined
 ARC_RTOL = 1e-4
-
-#: ρ search of the shrink bound per node: grid points and golden-section steps
-SHRINK_GRID = 6
-SHRINK_GOLDEN = 6
 
 
 @dataclass
@@ -248,6 +241,8 @@ def exact(
 
     def take(w: np.ndarray) -> None:
         nonlocal best_val, best_w
+        if not np.any(w):
+            return
         w = w / np.linalg.norm(w)
         val = float(w @ C @ w)
         if val > best_val:
