@@ -18,7 +18,7 @@ first that prunes:
   Gershgorin row bound (+ 4·n·eps relative); for w ≥ 0 also both on (C₊)_TT (Perron);
 * the shifted rank-2 split of C_TT (as in threshold.py's refinement; Asteris
   et al. 2014, Thm. 1): OPT(Â) + λmax(C_TT − Â) with Â = Σ_{j≤2}(λ_j − λ_3)v_jv_jᵀ,
-  OPT(Â) over the supports that contain I (:func:`_rank2_bound`); for w ≥ 0 also
+  OPT(Â) over the supports that contain I (:func:`_rank2_node_bound`); for w ≥ 0 also
   the same split of (C₊)_TT;
 * at the incumbent level L, the Schur complement of C_II: a (k − |I|)-sparse bound
   on M = C_RR + C_RI(L·I − C_II)⁻¹C_IR that is ≤ L proves λmax(C_SS) ≤ L for every
@@ -115,7 +115,7 @@ def _lmax(A: np.ndarray) -> tuple[float, np.ndarray]:
     return float(lam[-1]) + weyl_margin(A.shape[0], float(np.linalg.norm(A))) * (1 + MARGIN_SLACK), V[:, -1]
 
 
-def _rank2_bound(A: np.ndarray, m: int, k: int, nonneg: bool, target: float) -> float:
+def _rank2_node_bound(A: np.ndarray, m: int, k: int, nonneg: bool, target: float) -> float:
     """Shifted rank-2 split over supports S with I ⊆ S, |S| ≤ k, of a block A = C_TT whose first m features are I.
 
     A = Â + (A − Â), Â = GᵀG = Σ_{j≤2}(λ_j − λ_3)v_jv_jᵀ ⪰ 0, so λmax(A_SS) ≤ λmax(Â_SS) + λmax(A − Â)
@@ -206,7 +206,7 @@ def _schur_prunes(A: np.ndarray, m: int, t: int, level: float, nonneg: bool) -> 
     ub = min(_lmax(M)[0], _lmax(np.maximum(M, 0.0))[0] if nonneg else np.inf)
     if n <= t or ub <= goal:
         return ub <= goal
-    return _gersh(M, t, nonneg) <= goal or _rank2_bound(M, 0, t, nonneg, goal) <= goal
+    return _gersh(M, t, nonneg) <= goal or _rank2_node_bound(M, 0, t, nonneg, goal) <= goal
 
 
 def exact(
@@ -274,9 +274,9 @@ def exact(
             b = min(b, _lmax(A)[0], _gersh(Cp[np.ix_(T, T)], k, True))
         j = R[int(np.argmax(np.abs(v[len(I) :])))]
         if b > target() and (len(T) > k or nonneg):
-            b = min(b, _rank2_bound(A, len(I), k, nonneg, target()))
+            b = min(b, _rank2_node_bound(A, len(I), k, nonneg, target()))
         if b > target() and nonneg:  # wᵀCw ≤ wᵀC₊w for w ≥ 0: the same split of C₊
-            b = min(b, _rank2_bound(Cp[np.ix_(T, T)], len(I), k, True, target()))
+            b = min(b, _rank2_node_bound(Cp[np.ix_(T, T)], len(I), k, True, target()))
         if b > target() and I and _schur_prunes(A, len(I), k - len(I), target(), nonneg):
             b = target()
         return b, j
