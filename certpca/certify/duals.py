@@ -493,10 +493,12 @@ def pattern_bound(
         return total(p, estimate=True)[0]
 
     deadline, target = deadline_after(time_limit), value_I * (1 + PATTERN_PROVED_RTOL)
-    search = {"deadline": deadline, "target": target, "estimate": guess if r >= LANCZOS_MIN else None}
-    best, rho = minimize_1d(value, 0.0, float(np.max(asq)), n_grid, 4, extra, **search)
+    estimate = guess if r >= LANCZOS_MIN else None
+    best, rho = minimize_1d(
+        value, 0.0, float(np.max(asq)), n_grid, 4, extra, deadline=deadline, target=target, estimate=estimate
+    )
     if lo_in < hi_in and best > target:
-        b2, r2 = minimize_1d(value, lo_in, hi_in, 5, n_golden, **search)
+        b2, r2 = minimize_1d(value, lo_in, hi_in, 5, n_golden, deadline=deadline, target=target, estimate=estimate)
         if b2 < best:
             best, rho = b2, r2
     n_in, n_out = counts[rho]
