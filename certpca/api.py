@@ -21,7 +21,7 @@ def _problem(data, client=None) -> tuple[Problem, dict]:
     elif is_dask_array(data):
         ds = ChunkedData.prepare(data, client=client)
     else:
-        ds = load(data)
+        ds = load(data, copy=False)
     return ds.problem(), ds.describe()
 
 
@@ -62,7 +62,8 @@ def fit(
     elif is_dask_array(data):
         ds = ChunkedData.prepare(data, client=client)
     else:
-        ds = load(data, layer=layer, use_raw=use_raw, annotate=annotate)  # the Dataset, kept for the scores
+        # held as given (no centred copy): the fit needs only the covariance operator and the scores
+        ds = load(data, layer=layer, use_raw=use_raw, annotate=annotate, copy=False)
     problem, info = _problem(ds)
     result = components.fit_components(
         problem,

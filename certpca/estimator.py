@@ -105,7 +105,7 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         names = getattr(self, "feature_names_in_", None)
         ids = [str(n) for n in names] if names is not None else [f"x{j}" for j in range(d)]
         self.mean_ = X.mean(axis=0)
-        problem = Problem.from_data(X - self.mean_, feature_ids=ids)
+        problem = Problem.from_data(X, feature_ids=ids, mean=self.mean_)  # centred inside the factor: one copy
         fit = fit_components(
             problem,
             k,

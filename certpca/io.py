@@ -59,6 +59,7 @@ def load(
     layer: str | None = None,
     use_raw: bool = False,
     annotate=None,
+    copy: bool = True,
 ) -> Dataset:
     """Read a file or a bundled data set by name, attach labels, then :func:`~certpca.data.prepare` it.
 
@@ -68,7 +69,10 @@ def load(
     array, a DataFrame (index = sample ids, columns = feature ids), a scipy.sparse
     matrix or an AnnData object (``layer``, ``use_raw``; ``labels`` names an obs column).
     ``annotate`` (a file, DataFrame or Series: :func:`~certpca.data.read_annotation`)
-    gives the features' gene symbols and descriptions.
+    gives the features' gene symbols and descriptions.  ``copy=False`` keeps dense values as given
+    where prepare allows it (``Dataset.deferred``: centring applied inside the covariance operator,
+    the columns and the scores), so wide data are held once; an in-memory array is then not copied
+    at all, and the Dataset sees later changes made to it.
     """
     annotation = None if annotate is None else read_annotation(annotate)  # a bad file fails before the data load
     ds = _load_prepared(
@@ -82,6 +86,7 @@ def load(
         labels=labels,
         layer=layer,
         use_raw=use_raw,
+        copy=copy,
     )
     return ds if annotation is None else with_annotation(ds, annotation)
 
@@ -98,6 +103,7 @@ def _load_prepared(
     labels: str | Path | None,
     layer: str | None,
     use_raw: bool,
+    copy: bool,
 ) -> Dataset:
     """:func:`load` without the annotation."""
     if is_in_memory(path_or_name):
@@ -107,7 +113,7 @@ def _load_prepared(
         ds = from_object(path_or_name, layer=layer, use_raw=use_raw, labels=str(labels) if in_anndata else None)
         if labels is not None and not in_anndata:
             ds = with_labels(ds, read_labels(labels))
-        return prepare(ds, center=center, scale=scale, log2=log2)
+        return prepare(ds, center=center, scale=scale, log2=log2, copy=copy)
     if not isinstance(path_or_name, (str, Path)):
         raise InputError(f"data of type {type(path_or_name).__name__} is not supported; give {KINDS}")
     path = Path(path_or_name)
@@ -124,7 +130,7 @@ def _load_prepared(
             ds = replace(ds, name=str(path_or_name).lower(), source=f"bundled:{str(path_or_name).lower()}")
         if labels is not None and not obs_column:
             ds = with_labels(ds, read_labels(labels))
-        return prepare(ds, center=center, scale=scale, log2=log2)
+        return prepare(ds, center=center, scale=scale, log2=log2, copy=copy)
     if layer is not None or use_raw:
         raise InputError("layer and use_raw apply to AnnData objects and .h5ad files only; drop them")
     name = str(path_or_name)
@@ -149,7 +155,7 @@ def _load_prepared(
         )
     if labels is not None and not label_column:
         ds = with_labels(ds, read_labels(labels))
-    return prepare(ds, center=center, scale=scale, log2=log2)
+    return prepare(ds, center=center, scale=scale, log2=log2, copy=copy)
 
 
 def _read_with_label_column(path: Path, column: str, transpose: bool, covariance: bool, na: str | None) -> Dataset:

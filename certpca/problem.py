@@ -71,13 +71,21 @@ class Problem:
 
     # ------------------------------------------------------------------ build
     @classmethod
-    def from_data(cls, X, feature_ids=None) -> Problem:
-        """Sample covariance ``XᵀX/(N-1)`` of a prepared (e.g. centred) N × D matrix."""
+    def from_data(cls, X, feature_ids=None, *, mean=None, scale=None) -> Problem:
+        """Sample covariance ``XᵀX/(N-1)`` of a prepared (e.g. centred) N × D matrix, or with ``mean``
+        and ``scale`` (D-vectors) that of ``(X − 1·meanᵀ)/scale``, formed in the one array of the
+        factor (X is neither copied nor written: the centring of data held as given)."""
         X = np.asarray(X, dtype=float)
         n, d = X.shape
         if n < 2:
             raise ValueError("need at least 2 samples for a covariance")
-        F = X / np.sqrt(n - 1)
+        if mean is None and scale is None:
+            F = X / np.sqrt(n - 1)
+        else:  # the operations prepare() applies to its copy, in its order: the same values
+            F = np.array(X) if mean is None else np.subtract(X, mean)
+            if scale is not None:
+                F /= scale
+            F /= np.sqrt(n - 1)
         if d <= n:
             return cls(covariance=F.T @ F, feature_ids=feature_ids)
         return cls(factor=F, feature_ids=feature_ids)

@@ -43,6 +43,8 @@ def raw_values(ds: Dataset) -> np.ndarray | None:
         zeros = ds.matrix.nnz < ds.matrix.shape[0] * ds.matrix.shape[1]
         return np.concatenate([ds.matrix.data, [0.0]]) if zeros else np.array(ds.matrix.data)
     X = np.asarray(ds.matrix, dtype=float)
+    if ds.deferred:  # held as given
+        return X
     if ds.scale is not None:
         X = X * ds.scale.to_numpy()
     if ds.center is not None:

@@ -20,7 +20,7 @@ import scipy.sparse as sp
 from certpca.errors import InputError
 from certpca.sparse_factor import as_csc
 
-from .dataset import Dataset, check_ids, frozen
+from .dataset import Dataset, check_ids
 
 KINDS = "a path, a bundled name, a numpy array, a pandas DataFrame, a scipy.sparse matrix or an AnnData object"
 
@@ -36,7 +36,10 @@ def is_anndata(obj: Any) -> bool:
 
 
 def from_object(obj: Any, *, layer: str | None = None, use_raw: bool = False, labels: str | None = None) -> Dataset:
-    """A raw (unprepared) Dataset from an in-memory object; ``layer``/``use_raw``/``labels`` for AnnData."""
+    """A raw (unprepared) Dataset from an in-memory object; ``layer``/``use_raw``/``labels`` for AnnData.
+
+    A float64 array is held as a read-only view, not copied (:func:`~certpca.data.prepare` makes
+    the one copy it needs, or none with ``copy=False``)."""
     if not is_anndata(obj) and (layer is not None or use_raw):
         raise InputError("layer and use_raw apply to AnnData objects only; drop them")
     if is_anndata(obj):
@@ -52,7 +55,10 @@ def from_object(obj: Any, *, layer: str | None = None, use_raw: bool = False, la
                 f"DataFrame columns {', '.join(bad[:5])} are not numeric; drop them or pass labels separately"
             )
         return _dataset(
-            obj.to_numpy(dtype=float), [str(i) for i in obj.index], [str(c) for c in obj.columns], "DataFrame"
+            _matrix(obj.to_numpy(dtype=float)),
+            [str(i) for i in obj.index],
+            [str(c) for c in obj.columns],
+            "DataFrame",
         )
     matrix = _matrix(obj)
     n, d = matrix.shape
@@ -85,7 +91,11 @@ def _matrix(obj: Any) -> np.ndarray | sp.csc_matrix:
         raise InputError(f"data must be 2-D samples × features; got an array of shape {matrix.shape}")
     if not (np.issubdtype(matrix.dtype, np.number) and not np.issubdtype(matrix.dtype, np.bool_)):
         raise InputError(f"data must be numeric; got dtype {matrix.dtype}")
-    return as_csc(matrix) if sp.issparse(matrix) else frozen(matrix.astype(float))  # astype copies
+    if sp.issparse(matrix):
+        return as_csc(matrix)
+    view = np.asarray(matrix, dtype=float).view()  # no copy of float64 data: prepare() makes the one needed
+    view.flags.writeable = False
+    return view
 
 
 def _from_anndata(adata: Any, *, layer: str | None, use_raw: bool, labels: str | None) -> Dataset:

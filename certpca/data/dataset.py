@@ -15,6 +15,9 @@ from certpca.sparse_factor import as_csc
 
 SHOW_IDS = 5  # how many ids an error message names before "..."
 
+#: the sample blocks in which deferred dense data are centred for the scores (Dataset.project)
+PROJECT_BLOCK_BYTES = 2**25
+
 
 @dataclass(frozen=True, eq=False)
 class Dataset:
@@ -29,7 +32,13 @@ class Dataset:
     A sparse ``matrix`` (scipy.sparse, held as CSC) stays sparse: it holds the
     values *before* centring and scaling, which ``center`` and ``scale`` then
     describe and which :meth:`problem`, :meth:`columns` and :meth:`project`
-    apply implicitly (centring would make it dense).
+    apply implicitly (centring would make it dense).  A dense matrix does the same
+    when ``deferred`` (``load(copy=False)``): no centred copy of wide data is made, and
+    :meth:`problem` forms the covariance factor straight from the values as given.
+
+    A read-only float64 array is taken without a copy; certpca never writes to it
+    (a read-only view of a caller's array, as ``load(copy=False)`` takes, sees the
+    caller's later changes).
     """
 
     name: str
@@ -44,6 +53,7 @@ class Dataset:
     center: pd.Series | None = None
     scale: pd.Series | None = None
     annotation: pd.DataFrame | None = None  # feature id → symbol, description (data/annotation.py)
+    deferred: bool = False  # a dense matrix holds the values before centring and scaling
 
     def __post_init__(self) -> None:
         if isinstance(self.matrix, sp.csc_matrix) and not self.matrix.data.flags.writeable:
@@ -53,8 +63,8 @@ class Dataset:
             matrix.sum_duplicates()  # canonical (sorted, no duplicates): nothing later rewrites it in place
             for part in (matrix.data, matrix.indices, matrix.indptr):
                 part.flags.writeable = False
-        elif _frozen(self.matrix):
-            matrix = self.matrix  # a dataset's, or a copy made for one (prepare, convert): not copied again
+        elif _read_only(self.matrix):
+            matrix = self.matrix  # a dataset's, a copy made for one (prepare) or a read-only view: not copied
         else:
             matrix = np.array(self.matrix, dtype=float)
             matrix.flags.writeable = False
@@ -64,6 +74,11 @@ class Dataset:
     def is_sparse(self) -> bool:
         """True when the matrix is held sparse (centring and scaling pending, see the class docstring)."""
         return sp.issparse(self.matrix)
+
+    @property
+    def pending(self) -> bool:
+        """True when the matrix holds the values before centring and scaling (sparse, or ``deferred``)."""
+        return self.is_sparse or self.deferred
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -82,13 +97,13 @@ class Dataset:
         """The covariance operator: ``XᵀX/(N-1)`` of the matrix as prepared, or the covariance itself."""
         if self.is_covariance:
             return Problem.from_covariance(self.matrix, self.feature_ids)
+        mean, scale = self._pending() if self.pending else (None, None)
         if isinstance(self.matrix, np.ndarray):
-            return Problem.from_data(self.matrix, self.feature_ids)
-        mean, scale = self._pending()
+            return Problem.from_data(self.matrix, self.feature_ids, mean=mean, scale=scale)
         return Problem.from_sparse(self.matrix, self.feature_ids, mean=mean, scale=scale)
 
     def _pending(self) -> tuple[np.ndarray | None, np.ndarray | None]:
-        """(means, divisors) that sparse data still have to be centred and scaled by, in the matrix's units
+        """(means, divisors) that pending data still have to be centred and scaled by, in the matrix's units
         (``center`` is kept in the data's own units; prepare divided the matrix by 2^unit_exponent)."""
         exponent = int(self.preprocessing.get("unit_exponent", 0))
         mean = None if self.center is None else np.ldexp(self.center.to_numpy(dtype=float), -exponent)
@@ -100,9 +115,12 @@ class Dataset:
         the only way sparse data are densified, a selected support at a time."""
         idx = np.asarray(idx, dtype=np.intp)
         if isinstance(self.matrix, np.ndarray):
-            return np.array(self.matrix[:, idx])
+            block = np.array(self.matrix[:, idx])
+        else:
+            block = self.matrix[:, idx].toarray()
+        if not self.pending:
+            return block
         mean, scale = self._pending()
-        block = self.matrix[:, idx].toarray()
         if mean is not None:
             block -= mean[idx]
         if scale is not None:
@@ -112,16 +130,27 @@ class Dataset:
     def project(self, W: np.ndarray) -> np.ndarray:
         """The prepared samples times W (features × m): the scores, R's prcomp ``x``; sparse data never densified.
 
-        Loadings with few nonzero rows go through those columns (:meth:`columns`),
-        dense ones through the sparse product X(W/σ) − 1·(μᵀ(W/σ)).
+        Loadings with few nonzero rows go through those columns (:meth:`columns`), dense ones
+        through the sparse product X(W/σ) − 1·(μᵀ(W/σ)), or for deferred dense data through
+        the samples prepared a block at a time.
         """
         W = np.asarray(W, dtype=float)
-        if isinstance(self.matrix, np.ndarray):
+        if not self.pending:
             return self.matrix @ W
         rows = np.flatnonzero(np.any(W != 0, axis=1))
         if 4 * rows.size < W.shape[0]:
             return self.columns(rows) @ W[rows]
         mean, scale = self._pending()
+        if isinstance(self.matrix, np.ndarray):  # deferred: prepared a block of samples at a time
+            n = self.matrix.shape[0]
+            out = np.empty((n, W.shape[1]))
+            step = max(1, PROJECT_BLOCK_BYTES // (8 * self.n_features))
+            for i in range(0, n, step):
+                block = self.matrix[i : i + step] if mean is None else self.matrix[i : i + step] - mean
+                if scale is not None:
+                    block = block / scale
+                out[i : i + step] = block @ W
+            return out
         V = W if scale is None else W / scale[:, None]
         out = self.matrix @ V
         return out if mean is None else out - mean @ V
@@ -189,11 +218,6 @@ def frozen(matrix: np.ndarray) -> np.ndarray:
     return matrix
 
 
-def _frozen(matrix) -> bool:
-    """True for a read-only float64 array that owns its memory (:func:`frozen`): nothing can write to it."""
-    return (
-        isinstance(matrix, np.ndarray)
-        and matrix.dtype == np.float64
-        and matrix.base is None
-        and not matrix.flags.writeable
-    )
+def _read_only(matrix) -> bool:
+    """True for a read-only float64 array (:func:`frozen`, or a read-only view): certpca does not write to it."""
+    return isinstance(matrix, np.ndarray) and matrix.dtype == np.float64 and not matrix.flags.writeable

@@ -16,7 +16,9 @@ from .dataset import Dataset, check_unique_ids, frozen, some_ids
 
 
 # ------------------------------------------------------------------ prepare
-def prepare(ds: Dataset, *, center: bool = True, scale: bool = False, log2: float | None = None) -> Dataset:
+def prepare(
+    ds: Dataset, *, center: bool = True, scale: bool = False, log2: float | None = None, copy: bool = True
+) -> Dataset:
     """Transform raw values for PCA and record every step in ``preprocessing``.
 
     Steps, in order: ``log2(max(x, log2))`` (a floor, for expression data);
@@ -25,7 +27,9 @@ def prepare(ds: Dataset, *, center: bool = True, scale: bool = False, log2: floa
     sqrt(Σx²/(N−1)) as R's ``scale()`` and ``prcomp`` do: the sample standard
     deviation when centred, the root mean square when not.  For a covariance,
     ``scale`` gives the correlation matrix and ``center`` does nothing.  Sparse data stay sparse
-    (:func:`_prepare_sparse`).
+    (:func:`_prepare_sparse`).  ``copy=False`` keeps dense data as given when no value has to change
+    (no log, no constant feature, no overflow): centring and scaling are then recorded and
+    ``deferred`` (see :class:`Dataset`), so wide data are not held twice.
     """
     if log2 is not None and not log2 > 0:
         raise InputError(f"--log2 floor must be positive (got {log2}); e.g. --log2 20 for microarray signals")
@@ -33,6 +37,14 @@ def prepare(ds: Dataset, *, center: bool = True, scale: bool = False, log2: floa
         return _prepare_covariance(ds, scale=scale, log2=log2)
     if ds.is_sparse:
         return _prepare_sparse(ds, center=center, scale=scale, log2=log2)
+    if ds.deferred:  # prepared again: from the values as prepared so far, in the matrix's memory order
+        values = ds.columns(np.arange(ds.n_features))
+        values = np.asfortranarray(values) if ds.matrix.flags.f_contiguous else np.ascontiguousarray(values)
+        ds = replace(ds, matrix=frozen(values), deferred=False)
+    if not copy and log2 is None:
+        deferred = _deferred(ds, center=center, scale=scale)
+        if deferred is not None:
+            return deferred
     # one copy, then every step in place (the same operations, so the same values): a wide matrix
     # otherwise passed through four copies of itself here
     X = np.array(ds.matrix)
@@ -58,6 +70,32 @@ def prepare(ds: Dataset, *, center: bool = True, scale: bool = False, log2: floa
     return _prepared(ds, X, keep, exponent, log2, center=means, scale=sds)
 
 
+def _deferred(ds: Dataset, *, center: bool, scale: bool) -> Dataset | None:
+    """:func:`prepare` without a copy: the means and divisors of the values as given (computed as on the
+    copy, the divisors a block of features at a time), or None when some value has to change first."""
+    X = ds.matrix
+    if not np.all(np.ptp(X, axis=0) > 0) or _unit_exponent(_largest(X), warn=False):
+        return None  # constant features to drop, or values to rescale: the copying path does both
+    means = X.mean(axis=0) if center else np.zeros(X.shape[1])
+    sds = np.empty(X.shape[1])
+    if scale:
+        step = max(1, 2**25 // (8 * X.shape[0]))
+        for j in range(0, X.shape[1], step):
+            block = X[:, j : j + step] - means[j : j + step] if center else X[:, j : j + step]
+            sds[j : j + step] = np.sqrt(np.sum(block**2, axis=0) / (X.shape[0] - 1))
+    keep = np.ones(X.shape[1], bool)
+    prepared = _prepared(
+        ds,
+        X,
+        keep,
+        0,
+        None,
+        center=pd.Series(means, index=ds.feature_ids, name="center") if center else None,
+        scale=pd.Series(sds, index=ds.feature_ids, name="scale") if scale else None,
+    )
+    return replace(prepared, deferred=True)
+
+
 def _prepared(ds: Dataset, X, keep: np.ndarray, exponent: int, log2: float | None, *, center, scale) -> Dataset:
     """The prepared dataset: the kept features, the centring and scaling vectors (None when not
     applied) and the record of every step."""
@@ -78,9 +116,13 @@ SAFE_MAX, SAFE_MIN = 2.0**300, 2.0**-300
 def _safe_units(X: np.ndarray, *, warn: bool) -> tuple[np.ndarray, int]:
     """X divided in place by 2^e (exact in binary floating point) when its magnitude would overflow or
     underflow in a mean or a covariance product, with e (:func:`_unit_exponent`); e = 0 and X otherwise."""
-    top = max(float(np.max(X)), -float(np.min(X))) if X.size else 0.0  # max |X| without an |X| copy
-    exponent = _unit_exponent(top, warn=warn)
+    exponent = _unit_exponent(_largest(X), warn=warn)
     return (np.ldexp(X, -exponent, out=X), exponent) if exponent else (X, 0)
+
+
+def _largest(X: np.ndarray) -> float:
+    """max |X| without an |X| copy (0 for an empty X)."""
+    return max(float(np.max(X)), -float(np.min(X))) if X.size else 0.0
 
 
 def _unit_exponent(top: float, *, warn: bool) -> int:
