@@ -328,7 +328,9 @@ def _cmd_fit(args) -> int:
         print(json.dumps({**fit.to_dict(), "files": written}, allow_nan=False))
         return 0
     _data_lines(ds)
-    print(fit.summary())  # the importance table and certificates; print(fit) is R's prcomp print
+    summary = fit.summary()  # the importance table and certificates; print(fit) is R's prcomp print
+    summary.notes = [note for note in summary.notes if not note.startswith("Data: ")]  # printed just above
+    print(summary)
     print()
     for i, comp in enumerate(fit.components):
         top = comp.loadings[comp.weights != 0].abs().sort_values(ascending=False).index[:8]

@@ -20,7 +20,8 @@ def test_fit_bundled_leukemia_prints_summary(capsys):
     code, out, err = run(capsys, "fit", "leukemia", "--k", "50", "--nonneg", "--no-certify")
     assert code == 0
     assert "Importance of components:" in out and "Cardinality" in out
-    assert "72 samples x 12582 features" in out
+    assert out.startswith("Data: leukemia: 72 samples × 12582 features, centred\n")
+    assert out.count("Data: ") == 1  # not again among the summary's notes
     assert "Upper bound" not in out  # --no-certify
 
 
