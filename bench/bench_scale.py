@@ -12,8 +12,8 @@ factor (σ = 0.5), as expression tables have unequal variances.
 2. Certifying k = 50 on it: certpca's EM vector, then the cheap bounds and
    the default certificate (``certify_vector``, every applicable bound within
    the 60 s budget), with every bound's time.
-3. Growth in D at N = 100: ``certpca.fit(X, k=50)`` (load, centring, operator,
-   EM) and ``certpca.certify`` with the cheap bounds (trace, λ1, Gershgorin,
+3. Growth in D at N = 100: ``certpca.fit(X, k=50)`` (load without a copy, the
+   operator's factor centred as it is formed, EM) and ``certpca.certify`` with the cheap bounds (trace, λ1, Gershgorin,
    dABE, pattern; 60 s budget), each size in its own process, peak memory
    including X; the growth exponent is the slope of log(time) or log(peak
    memory) against log(D) between the first and last size.
@@ -218,8 +218,9 @@ def main(argv=None):
     rows = [(d, run_child("grow", str(d))) for d in sizes]
     lines.append("## Growth in D at N = 100 (k = 50)\n")
     lines.append(
-        "Each size in a fresh process: generate X (seeded, in place), `certpca.fit(X, k=50)` (load: a copy, "
-        f'centred; the operator\'s factor; EM), then `certpca.certify(fit, bounds="{CHEAP}", budget={BUDGET:g})`. '
+        "Each size in a fresh process: generate X (seeded, in place), `certpca.fit(X, k=50)` (load: X held as "
+        "given, centring deferred; the operator's factor, centred as it is formed; EM), then "
+        f'`certpca.certify(fit, bounds="{CHEAP}", budget={BUDGET:g})`. '
         "Peak memory is the process's peak minus its peak after importing certpca, so it includes X itself; "
         "× matrix divides it by X's size. The goal at 100 × 10⁶: fit and certify in under 2 minutes, peak under "
         "3 × the matrix.\n"

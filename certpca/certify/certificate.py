@@ -25,6 +25,7 @@ import pandas as pd
 
 from certpca.certify.numerics import Bound, NotApplicable
 from certpca.certify.registry import REGISTRY, default_bounds, parse_bounds
+from certpca.certify.spec import COST_SDP
 from certpca.errors import InputError, TooLarge
 from certpca.results import Summary
 from certpca.validation import check_cardinality, check_float
@@ -257,43 +258,63 @@ def certify_vector(
     upper = np.inf
     # a large factor is scaled in place and restored (Problem.scaled_by): the original is
     # not used inside, so the lower bounds on it are computed after
+    first_runs: dict[str, int] = {}  # a probed bound's name → where its first run's Bound is in done
+
+    def skip(name: str, reason: str) -> None:
+        if name not in first_runs:  # a first run's bound stands for a full run that is skipped
+            skipped[name] = reason
+
     with problem.scaled_by(shift) as scaled:
-        for name in names:
+        for name, probe in _schedule(names):
             spec = REGISTRY[name]
             if spec.nonneg_only and not nonneg:
                 skipped[name] = "applies to nonnegative problems only"
                 continue
+            if name in first_runs and done[first_runs[name]].params.get("proven"):
+                continue  # its first run settled it
             if reuse and name in reuse:  # costs nothing: used even when the budget is spent
+                if probe is not None:
+                    continue  # used once, at its own place
                 done.append(reuse[name])
                 upper = min(upper, reuse[name].value)
                 continue
             left = None if budget is None else budget - (time.perf_counter() - t0)
             if left is not None and done and left <= 0:
-                skipped[name] = f"time budget of {budget:g} s spent"
+                skip(name, f"time budget of {budget:g} s spent")
                 continue
             if stop_when_optimal and np.isfinite(upper) and upper - value <= tol * upper:
-                skipped[name] = "already certified optimal"
+                skip(name, "already certified optimal")
+                continue
+            if stop_when_optimal and any(b.params.get("proven") for b in done):
+                skip(name, "the optimum is proven (no bound can be lower)")
                 continue
             if left is not None and done and spec.estimate is not None and spec.estimate(scaled, k) > left:
-                skipped[name] = (
+                skip(
+                    name,
                     f"estimated {spec.estimate(scaled, k):.3g} s without a pause, more than the {max(left, 0):.3g} s "
-                    f"left of the {budget:g} s budget"
+                    f"left of the {budget:g} s budget",
                 )
                 continue
             kw: dict[str, object] = {"support": np.flatnonzero(w)} if name == "pattern" else {}
-            if spec.time_option is not None and (left is not None or name in time_limits):
+            if spec.time_option is not None and (left is not None or name in time_limits or probe is not None):
                 # a time limit is checked between iterations: leave room for the last one
                 share = np.inf if left is None else max(TIME_OPTION_SHARE * left, 0.0)
-                kw[spec.time_option] = min(share, time_limits.get(name, np.inf))
+                kw[spec.time_option] = min(share, time_limits.get(name, np.inf), np.inf if probe is None else probe)
             try:
                 b = _scale_back(spec.func(scaled, k, nonneg, **kw), e, sub)
             except (NotApplicable, TooLarge) as exc:
-                skipped[name] = str(exc)
+                skip(name, str(exc))
                 continue
             if not np.isfinite(b.value):
-                skipped[name] = f"not finite ({b.value}) after mapping back to the original scale"
+                skip(name, f"not finite ({b.value}) after mapping back to the original scale")
                 continue
-            done.append(b)
+            if name in first_runs:  # the full run after a first one: the better of the two stands
+                i = first_runs[name]
+                done[i] = min(done[i], b, key=lambda x: x.value)
+            else:
+                if probe is not None:
+                    first_runs[name] = len(done)
+                done.append(b)
             upper = min(upper, b.value)
     for b in done:
         lower = max(lower, _feasible_on_original(problem, b, k, nonneg))
@@ -311,6 +332,19 @@ def certify_vector(
         tol=tol,
         skipped=skipped,
     )
+
+
+def _schedule(names: list[str]) -> list[tuple[str, float | None]]:
+    """(name, seconds of a first run or None) in computing order: ``names`` (sorted by cost) with a
+    first run of each bound that has a ``probe`` placed before the first semidefinite program or
+    costlier bound, where one comes before it."""
+    schedule: list[tuple[str, float | None]] = [(n, None) for n in names]
+    for name in names:
+        probe = REGISTRY[name].probe
+        at = next(i for i, (n, _) in enumerate(schedule) if REGISTRY[n].cost >= COST_SDP or n == name)
+        if probe is not None and schedule[at][0] != name:
+            schedule.insert(at, (name, probe))
+    return schedule
 
 
 def _feasible_on_original(problem, b: Bound, k: int, nonneg: bool) -> float:

@@ -387,6 +387,7 @@ EXACT = BoundSpec(
     COST_EXPONENTIAL,
     max_dim=DEFAULT_MAX_DIM,
     time_option="time_limit",
+    probe=1.0,
     description="branch and bound over supports: OPT = max over |S| = k of λmax(C_SS)",
     reference="Branch and bound over supports (exhaustive up to pruning by valid node bounds); "
     "OPT = max_{|S|=k} λmax(C_SS) as in "

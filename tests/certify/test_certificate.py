@@ -257,3 +257,47 @@ def test_time_limits_cap_a_named_time_limited_bound_without_a_budget(monkeypatch
     seen.clear()
     certify_vector(P, w, 3, bounds="lambda1,dabe_sdp", time_limits={"dabe_sdp": 30.0}, budget=2.0)
     assert 0 < seen["time_limit"] <= 0.85 * 2.0  # at most what the budget leaves
+
+
+def test_the_exact_search_first_runs_before_the_sdps_and_settles_lrs_k10():
+    """LRS (93 features) k = 10: the exact search proves the optimum in a fraction of a second, so its
+    first run before the SDPs leaves them nothing to do (they took 17 s before it)."""
+    from certpca import datasets
+    from certpca.certify.certificate import _schedule
+    from certpca.solvers import solve
+
+    names = ["trace", "dabe", "dspca_sdp", "exact"]  # cheapest first, as certify_vector sorts them
+    assert _schedule(names) == [("trace", None), ("dabe", None), ("exact", 1.0), ("dspca_sdp", None), ("exact", None)]
+    assert _schedule(["trace", "exact"]) == [("trace", None), ("exact", None)]  # nothing costlier before it
+    P = datasets.load("lrs").problem()
+    w = solve(P, 10).weights
+    c = certify_vector(P, w, 10, budget=60.0)
+    assert c.optimal and c.winner == "exact"
+    assert [b.name for b in c.bounds].count("exact") == 1
+    assert "dspca_sdp" in c.skipped  # never started
+    brute = max(np.linalg.eigvalsh(P.submatrix(np.flatnonzero(w)))[-1], 0)  # the proven support's λmax
+    assert c.upper_bound >= brute * (1 - 1e-12)
+
+
+def test_a_first_run_that_proves_nothing_is_replaced_by_the_full_run(prob, monkeypatch):
+    import dataclasses
+
+    P, C = prob
+    opt, w = brute_force(C, 4, False)
+    w = w.copy()
+    w[np.flatnonzero(w)[0]] *= 0.5  # a feasible vector below the optimum: nothing stops early
+    # a first run too short to prove anything: its bound stands until the full run replaces it
+    runs = []
+    spec = REGISTRY["exact"]
+
+    def recorded(*args, **kw):
+        runs.append(spec.func(*args, **kw))
+        return runs[-1]
+
+    monkeypatch.setitem(REGISTRY, "exact", dataclasses.replace(spec, probe=0.0, func=recorded))
+    c = certify_vector(P, w, 4, bounds="trace,exact,dspca_sdp", budget=60.0, stop_when_optimal=True)
+    assert [r.params["proven"] for r in runs] == [False, True]
+    exact = [b for b in c.bounds if b.name == "exact"]
+    assert len(exact) == 1 and exact[0].params["proven"]
+    assert opt <= exact[0].value <= opt * (1 + 1e-9)
+    assert runs[1].value < runs[0].value  # (both on the certificate's rescaled problem)
