@@ -199,8 +199,8 @@ class Problem:
 
     @cached_property
     def memo(self) -> dict:
-        """Values derived from C alone that bounds reuse across k (keys name the bound), e.g. dabe's
-        λmax of the shrunk Gram at each ρ of its grid, the same grid for every k of a path."""
+        """Values derived from C alone that bounds and solvers reuse across k (keys name their user), e.g.
+        dabe's λmax of the shrunk Gram at each ρ of its grid, the same grid for every k of a path."""
         return {}
 
     @cached_property

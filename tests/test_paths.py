@@ -112,8 +112,8 @@ def test_path_floor_bounds_hold_and_skipping_changes_nothing(monkeypatch):
     def checking_floor(problem, k, nonneg, **kw):
         nonlocal checked
         out = floor(problem, k, nonneg, **kw)
-        for key, (m, ub) in solvers._PC1_BOUNDS.get(problem, {}).items():
-            support = solvers._PC1_ORDERS[problem][key][:m]
+        for key, (m, ub) in problem.memo.get(solvers.PC1_BOUNDS, {}).items():
+            support = problem.memo[solvers.PC1_ORDERS][key][:m]
             assert ub >= np.linalg.eigvalsh(problem.submatrix(support))[-1] * (1 - 1e-12)
             checked += 1
         return out

@@ -295,7 +295,7 @@ def certify_vector(
                     f"left of the {budget:g} s budget",
                 )
                 continue
-            kw: dict[str, object] = {"support": np.flatnonzero(w)} if name == "pattern" else {}
+            kw: dict[str, object] = {} if spec.support_option is None else {spec.support_option: np.flatnonzero(w)}
             if spec.time_option is not None and (left is not None or name in time_limits or probe is not None):
                 # a time limit is checked between iterations: leave room for the last one
                 share = np.inf if left is None else max(TIME_OPTION_SHARE * left, 0.0)

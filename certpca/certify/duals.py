@@ -527,6 +527,7 @@ PATTERN = BoundSpec(
     COST_SEARCH,
     time_option="time_limit",
     estimate=sample_space_seconds,
+    support_option="support",
     description="dABE certificate kρ + λmax(ΣY_i) with a dual point built around the vector's support",
     reference=DABE + " (§6, optimality conditions for a given sparsity pattern).",
 )

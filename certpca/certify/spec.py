@@ -81,6 +81,9 @@ class BoundSpec:
     sign_free : bool
         ``func`` ignores ``nonneg``: the bound of the plain problem is the same
         number for w ≥ 0, so it may be computed once and used for both.
+    support_option : str or None
+        The keyword through which ``func`` takes the support of the vector being
+        certified (the pattern certificate is built around it); None: it takes none.
     probe : float or None
         Seconds of a first, short run (through ``time_option``) before the semidefinite
         programs, for a search that often settles a problem at once (the exact search on
@@ -99,6 +102,7 @@ class BoundSpec:
     default_when: Callable | None = None
     estimate: Callable | None = None
     sign_free: bool = False
+    support_option: str | None = None
     probe: float | None = None
 
     def cite(self) -> str:

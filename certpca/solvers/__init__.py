@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import time
 import warnings
-import weakref
 
 import numpy as np
 
@@ -174,7 +173,7 @@ def floor(
     single[j] = 1.0
     best = (float(problem.diag[j]), single, "best single feature")
     if k >= 2:
-        bounds = _PC1_BOUNDS.setdefault(problem, {})
+        bounds = problem.memo.setdefault(PC1_BOUNDS, {})
         for key, run, prefix in _thresholded_pc1(problem, k, nonneg):
             if not run.weights.any():
                 continue
@@ -183,7 +182,7 @@ def floor(
             ub = None
             if prefix is not None and not nonneg and key in bounds and bounds[key][0] <= prefix:
                 m0, ub0 = bounds[key]
-                ub = ub0 + float(problem.diag[_PC1_ORDERS[problem][key][m0:prefix]].sum())
+                ub = ub0 + float(problem.diag[problem.memo[PC1_ORDERS][key][m0:prefix]].sum())
             if ub is not None and beat is not None and ub <= beat:  # the refit (= λ1) cannot beat
                 w, value = run.weights, problem.variance(run.weights)
                 bounds[key] = (prefix, ub)
@@ -199,13 +198,12 @@ def floor(
 #: relative slack on a computed λ1 used as an upper bound (its rounding is ~1e-15)
 BOUND_SLACK = 1e-9
 
-#: per problem and start, (m, an upper bound on λ1 of C over the first m features of its order)
-_PC1_BOUNDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: Problem.memo key: per start, (m, an upper bound on λ1 of C over the first m features of its order)
+PC1_BOUNDS = ("floor", "λ1 bounds of PC1 prefixes")
 
-
-#: per problem, the stable descending order of each sign-appropriate magnitude of PC1 (None
+#: Problem.memo key: per start, the stable descending order of PC1's sign-appropriate magnitudes (None
 #: after the first call)
-_PC1_ORDERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+PC1_ORDERS = ("floor", "orders of PC1")
 
 
 def _thresholded_pc1(problem: Problem, k: int, nonneg: bool):
@@ -213,7 +211,7 @@ def _thresholded_pc1(problem: Problem, k: int, nonneg: bool):
     problem (a path) each support is read off one stable sort, instead of a selection per k (the
     same supports: the k largest, ties to the lower index, as :func:`~.base.top_k`); a single fit
     keeps the selection, which is cheaper than the sort."""
-    orders = _PC1_ORDERS.setdefault(problem, {})  # yields (key, run, m when the support is order[:m])
+    orders = problem.memo.setdefault(PC1_ORDERS, {})  # yields (key, run, m when the support is order[:m])
     pc = problem.first_pc()
     for i, start in enumerate([pc, -pc] if nonneg else [pc]):  # Threshold.starts (baselines.py)
         key = (nonneg, i)
