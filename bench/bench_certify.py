@@ -61,6 +61,7 @@ def _prep(kw: dict) -> str:
 
 def main():
     rows, details = [], []
+    load = os.getloadavg()[0]
     with threadpool_limits(1):
         for name, kw, k, nonneg, today_issue, goal, t_goal in CASES:
             P = datasets.load(name, **kw).problem()
@@ -104,7 +105,8 @@ def main():
         "# Certification benchmark (reports/bench/certify.md)",
         "",
         f"Command: `OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 python "
-        f"bench/bench_certify.py`; {platform.machine()}, {os.cpu_count()} cores, one BLAS thread; "
+        f"bench/bench_certify.py`; {platform.machine()}, {os.cpu_count()} cores shared with other jobs (load average "
+        f"{load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end), one BLAS thread; "
         f"certpca {certpca.__version__}, numpy {np.__version__}. The default certificate "
         "(all applicable bounds, 60 s budget); 'today' = the best bound of the default list before "
         f"{', '.join(NEW)} and the exact search beyond D = {OLD_EXACT_MAX_DIM} (same run); 'issue' = "
