@@ -94,3 +94,10 @@ def test_a_dataframe_is_held_as_given_too():
     held = load(frame, copy=False)
     assert held.deferred and np.shares_memory(held.matrix, frame.to_numpy())
     np.testing.assert_array_equal(held.problem().factor(), load(frame).problem().factor())
+
+
+def test_advice_sees_the_values_as_given_after_a_unit_rescale():
+    X = _data() * 2.0**400
+    with pytest.warns(UserWarning, match="divided by 2"):
+        ds = load(X)
+    np.testing.assert_allclose(raw_values(ds), X, rtol=1e-12)

@@ -45,6 +45,9 @@ def raw_values(ds: Dataset) -> np.ndarray | None:
     X = np.asarray(ds.matrix, dtype=float)
     if ds.deferred:  # held as given
         return X
+    exponent = int(ds.preprocessing.get("unit_exponent", 0))
+    if exponent:  # values beyond 2^±300 were divided by 2^exponent; center is in the data's own units
+        X = np.ldexp(X, exponent)
     if ds.scale is not None:
         X = X * ds.scale.to_numpy()
     if ds.center is not None:
