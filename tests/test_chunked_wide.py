@@ -1,0 +1,149 @@
+"""Wide data (D ≫ N) through dask: the implicit DaskFactor gives the in-memory components and certificates."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import certpca
+from certpca import problem as problem_module
+from certpca.certify import certify_components
+from certpca.cli import main
+from certpca.dask_factor import DaskFactor
+from certpca.data import chunked as chunked_module
+from certpca.data.chunked import ChunkedData
+from certpca.errors import InputError, TooLarge
+from certpca.problem import Problem
+
+da = pytest.importorskip("dask.array")
+
+CHEAP = "trace,lambda1,gershgorin"
+
+
+def wide(n=30, d=500, seed=0, offset=1e2):
+    """Two planted sparse components (features 0-9 and 10-19) plus noise, means far from zero."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    X[:, :10] += 3.0 * rng.standard_normal((n, 1))
+    X[:, 10:20] += 2.0 * rng.standard_normal((n, 1))
+    return X + offset * rng.uniform(0.5, 1.5, d)
+
+
+def same_fit(a, b, rtol=1e-10):
+    np.testing.assert_allclose(a.rotation, b.rotation, rtol=rtol, atol=rtol)
+    np.testing.assert_allclose(a.additional_variance, b.additional_variance, rtol=rtol)
+    scale = np.abs(b.x.to_numpy()).max()
+    np.testing.assert_allclose(a.x, b.x, rtol=rtol, atol=rtol * scale)
+
+
+@pytest.mark.parametrize("scale", [False, True])
+def test_a_wide_dask_array_fits_and_certifies_as_the_same_array_in_memory(scale):
+    X = wide()
+    chunked = ChunkedData.prepare(da.from_array(X, chunks=(30, 100)), scale=scale)
+    assert chunked.covariance is None and isinstance(chunked.factor, DaskFactor)
+    a, b = certpca.fit(chunked, k=10), certpca.fit(certpca.load(X, scale=scale), k=10)
+    same_fit(a, b)
+    ca, cb = certpca.certify(a, bounds=CHEAP), certpca.certify(b, bounds=CHEAP)
+    assert ca.upper_bound == pytest.approx(cb.upper_bound, rel=1e-10)
+    assert [b.name for b in ca.bounds] == [b.name for b in cb.bounds]
+    for x, y in zip(ca.bounds, cb.bounds, strict=True):
+        assert x.value == pytest.approx(y.value, rel=1e-10)
+
+
+def test_certpca_fit_takes_a_wide_dask_array_in_row_blocks():
+    X = wide(seed=1)
+    a = certpca.fit(da.from_array(X, chunks=(7, 64)), k=10)
+    same_fit(a, certpca.fit(X, k=10))
+
+
+def test_projection_deflation_of_a_wide_dask_array_matches_in_memory():
+    X = wide(seed=2)
+    a = certpca.fit(da.from_array(X, chunks=(30, 100)), k=10, n_components=2)
+    b = certpca.fit(X, k=10, n_components=2)
+    same_fit(a, b)
+    ca, cb = certify_components(a, bounds=CHEAP), certify_components(b, bounds=CHEAP)
+    assert len(ca) == len(cb) == 2
+    for x, y in zip(ca, cb, strict=True):
+        assert x.upper_bound == pytest.approx(y.upper_bound, rel=1e-10)
+
+
+def test_the_products_of_the_dask_factor_are_those_of_the_dense_factor():
+    X = wide(n=12, d=90, seed=3)
+    mean, sd = X.mean(axis=0), X.std(axis=0, ddof=1)
+    F = (X - mean) / sd / np.sqrt(11)
+    S = DaskFactor(da.from_array(X, chunks=(5, 20)), mean, sd)
+    w = np.zeros(90)
+    w[[3, 50]] = [0.6, 0.8]
+    S = S.deflate(w)
+    F = F - np.outer(F @ w, w)
+    v, u = np.random.default_rng(0).standard_normal((2, 90)), np.ones((12, 2))
+    scale = np.abs(F).max()
+    for got, want in [
+        (S.dense(), F),
+        (S.matvec(v[0]), F @ v[0]),
+        (S.matvec(w), F @ w),
+        (S.matvec(v.T), F @ v.T),
+        (S.rmatvec(u), F.T @ u),
+        (S.column_norms2(), np.sum(F * F, axis=0)),
+        (S.gram(), F @ F.T),
+        (S.subset([5, 1, 70]).dense(), F[:, [5, 1, 70]]),
+        (S.ldexp(-3).dense(), F / 8),
+        (np.hstack([b for _, b in S.blocks()]), F),
+    ]:
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12 * scale * 90)
+    assert S.max_abs() == pytest.approx(scale, rel=1e-14)
+
+
+def test_a_two_worker_local_cluster_gives_the_in_memory_result():
+    distributed = pytest.importorskip("distributed")
+    X = wide(seed=4)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as c:
+        with distributed.Client(c) as client:
+            a = certpca.fit(da.from_array(X, chunks=(30, 100)), k=10, n_components=2, client=client)
+            ca = certpca.certify(a, bounds=CHEAP)
+    b = certpca.fit(X, k=10, n_components=2)
+    same_fit(a, b)
+    assert ca.upper_bound == pytest.approx(certpca.certify(b, bounds=CHEAP).upper_bound, rel=1e-10)
+
+
+def test_the_dense_factor_beyond_the_limit_is_too_large_and_its_bounds_are_skipped(monkeypatch):
+    X = wide(seed=5)
+    monkeypatch.setattr(problem_module, "FACTOR_BYTES", 8 * 30 * 100)
+    problem = ChunkedData.prepare(da.from_array(X, chunks=(30, 100))).problem()
+    with pytest.raises(TooLarge, match="dense 30 × 500 factor of the dask data"):
+        problem.factor()
+    a = certpca.fit(problem, k=10)
+    cert = certpca.certify(a)
+    assert cert.skipped and all("dask data" in why for why in cert.skipped.values())
+    assert cert.upper_bound >= cert.value
+    assert {b.name for b in cert.bounds} >= {"trace", "lambda1"}
+
+
+def test_wide_constant_features_are_dropped_as_in_memory():
+    X = wide(n=20, d=60, seed=6)
+    X[:, 7] = 2.5
+    with pytest.warns(UserWarning, match="dropped 1 constant"):
+        chunked = ChunkedData.prepare(da.from_array(X, chunks=(20, 25)))
+    assert "f8" not in chunked.feature_ids and chunked.n_features == 59
+    same_fit(certpca.fit(chunked, k=5), certpca.fit(np.delete(X, 7, axis=1), k=5))
+
+
+def test_neither_the_covariance_nor_the_gram_matrix_fits(monkeypatch):
+    monkeypatch.setattr(chunked_module, "MAX_FEATURES", 10)
+    with pytest.raises(InputError, match="N × N Gram matrix"):
+        ChunkedData.prepare(da.from_array(wide(n=20, d=60)))
+    assert isinstance(ChunkedData.prepare(da.from_array(wide(n=8, d=60))).problem(), Problem)
+
+
+def test_a_wide_zarr_store_on_the_command_line(tmp_path, capsys):
+    zarr = pytest.importorskip("zarr")
+    X = wide(n=25, d=400, seed=7)
+    store = zarr.open_array(str(tmp_path / "cpg.zarr"), mode="w", shape=X.shape, chunks=(25, 128), dtype="f8")
+    store[:] = X
+    out = tmp_path / "loadings.csv"
+    assert main(["fit", str(tmp_path / "cpg.zarr"), "--k", "5", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "25 samples × 400 features (chunked)" in printed and "Certificate (k=5)" in printed
+    memory = certpca.fit(X, k=5)
+    np.testing.assert_allclose(pd.read_csv(out, index_col=0)["PC1"], memory.rotation["PC1"], rtol=1e-10, atol=1e-12)
