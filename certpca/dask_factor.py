@@ -1,8 +1,8 @@
 """A dask array with D ≫ N centred and scaled implicitly: the factor of :class:`~certpca.problem.Problem`.
 
 ``F = (X − 1μᵀ)·diag(c) − A Bᵀ`` as in certpca/sparse_factor.py, with X a dask
-array (N × D, e.g. 1000 samples × 10⁶ CpGs, beyond memory) held in column
-blocks of all N rows.  Every product is one pass over the blocks, on dask's
+array (N × D, e.g. 1000 samples × 10⁶ CpGs, beyond memory; numpy or
+scipy.sparse chunks) held in column blocks of all N rows.  Every product is one pass over the blocks, on dask's
 threaded scheduler or on a ``dask.distributed`` client; a product with a sparse
 vector (EM's iterates) reads only the blocks of its nonzero columns.  Each block
 is centred and scaled by :func:`~certpca.sparse_factor.prepared_block`, as
@@ -13,6 +13,7 @@ lazily (an optional extra).
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -55,14 +56,14 @@ class DaskFactor:
         """Bytes of F as a dense float64 array."""
         return 8 * self.shape[0] * self.shape[1]
 
-    def _compute(self, lazy) -> np.ndarray:
+    def _compute(self, lazy):
         """One dask array computed on the client, or on the threaded scheduler without one."""
-        if self.client is not None:
-            return np.asarray(self.client.compute(lazy).result())
-        return np.asarray(lazy.compute(scheduler="threads"))
+        return self.client.compute(lazy).result() if self.client is not None else lazy.compute(scheduler="threads")
 
+    @cached_property
     def _lazy(self):
-        """F as a lazy dask array in X's column blocks, each made by ``prepared_block``."""
+        """F as a lazy dask array in X's column blocks, each made by ``prepared_block`` (built once: the
+        factor is never changed, its ldexp, deflate and subset are new factors)."""
         import dask.array as da
 
         cols = (self.X.chunks[1],)
@@ -89,7 +90,7 @@ class DaskFactor:
 
     def dense(self) -> np.ndarray:
         """F itself (N × D): only when the caller has checked it fits."""
-        return self._compute(self._lazy())
+        return self._compute(self._lazy)
 
     def matvec(self, v: np.ndarray) -> np.ndarray:
         """F v for a vector or D × m block (a sparse vector through its columns alone)."""
@@ -97,11 +98,11 @@ class DaskFactor:
             nz = np.flatnonzero(v)
             if 4 * nz.size < v.size:
                 return self.columns(nz) @ v[nz]
-        return self._compute(self._lazy() @ v)
+        return self._compute(self._lazy @ v)
 
     def rmatvec(self, u: np.ndarray) -> np.ndarray:
         """Fᵀ u for a vector or N × m block (each block's rows are length-N dot products)."""
-        return self._compute(self._lazy().T @ u)
+        return self._compute(self._lazy.T @ u)
 
     def cross(self, M: np.ndarray) -> np.ndarray:
         """Fᵀ M from dense column blocks: :meth:`rmatvec`, which is one already."""
@@ -109,18 +110,18 @@ class DaskFactor:
 
     def column_norms2(self) -> np.ndarray:
         """Squared column norms of F (the diagonal of C)."""
-        F = self._lazy()
+        F = self._lazy
         return self._compute((F * F).sum(axis=0))
 
     def gram(self) -> np.ndarray:
         """F Fᵀ (N × N), summed over the column blocks as a tree (never N × D at once)."""
-        F = self._lazy()
+        F = self._lazy
         G = self._compute(F @ F.T)
         return (G + G.T) / 2
 
     def max_abs(self) -> float:
         """max |F_ij|."""
-        return float(self._compute(abs(self._lazy()).max())) if self.shape[1] else 0.0
+        return float(self._compute(abs(self._lazy).max())) if self.shape[1] else 0.0
 
     def _with(self, X=None, mean=None, coef=None, A=None, B=None) -> DaskFactor:
         """This factor with the given parts replaced."""

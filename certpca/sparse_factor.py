@@ -79,9 +79,14 @@ def covariance(X, mean: np.ndarray | None, scale: np.ndarray | None) -> np.ndarr
     return (C + C.T) / 2
 
 
+def dense_block(x) -> np.ndarray:
+    """A block of columns (numpy, or scipy.sparse: densified, as only a few columns are at once) as float64."""
+    return x.toarray().astype(float, copy=False) if sp.issparse(x) else np.asarray(x, dtype=float)
+
+
 def prepared_block(x, mean, coef, A, Bt) -> np.ndarray:
-    """Dense columns x of the data made columns of F: (x − μ)·c − A Bᵀ, in the dense path's order."""
-    block = (np.asarray(x, dtype=float) - mean) * coef
+    """Columns x of the data made dense columns of F: (x − μ)·c − A Bᵀ, in the dense path's order."""
+    block = (dense_block(x) - mean) * coef
     if A.shape[1]:
         block -= A @ Bt
     return block
@@ -115,7 +120,7 @@ class SparseFactor:
     def columns(self, idx) -> np.ndarray:
         """F[:, idx] as a dense N × len(idx) array (computed as the dense path computes it)."""
         idx = np.asarray(idx, dtype=np.intp)
-        return prepared_block(self.X[:, idx].toarray(), self.mean[idx], self.coef[idx], self.A, self.B[idx].T)
+        return prepared_block(self.X[:, idx], self.mean[idx], self.coef[idx], self.A, self.B[idx].T)
 
     def blocks(self):
         """(column indices, F[:, those]) over all of F, ``BLOCK_BYTES`` at a time."""

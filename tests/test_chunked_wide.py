@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.sparse as sp
 
 import certpca
 from certpca import problem as problem_module
@@ -93,6 +94,12 @@ def test_the_products_of_the_dask_factor_are_those_of_the_dense_factor():
     ]:
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12 * scale * 90)
     assert S.max_abs() == pytest.approx(scale, rel=1e-14)
+
+
+def test_wide_blocks_of_a_scipy_sparse_matrix_agree_with_the_sparse_matrix_in_memory():
+    S = sp.random(20, 300, density=0.5, random_state=2, format="csr")
+    a = certpca.fit(da.from_array(S, chunks=(7, 64), asarray=False), k=5, n_components=2)
+    same_fit(a, certpca.fit(S, k=5, n_components=2))
 
 
 def test_a_two_worker_local_cluster_gives_the_in_memory_result():

@@ -35,6 +35,7 @@ from certpca import text
 from certpca.dask_factor import DaskFactor, column_blocks
 from certpca.errors import InputError
 from certpca.problem import Problem
+from certpca.sparse_factor import dense_block
 
 from .dataset import some_ids
 
@@ -88,7 +89,7 @@ def moments(array, client=None) -> tuple[int, np.ndarray, np.ndarray]:
 
 def _block_stats(block) -> np.ndarray:
     """Rows (mean, centred sd, root mean square) of one block of whole columns, as prepare computes them."""
-    block = np.asarray(block, dtype=float)
+    block = dense_block(block)
     n = block.shape[0]
     mean = block.mean(axis=0)
     sd = np.sqrt(np.sum((block - mean) ** 2, axis=0) / (n - 1))
@@ -226,12 +227,12 @@ class ChunkedData:
 
     def project(self, W: np.ndarray) -> np.ndarray:
         """The prepared data times W (N × m): one pass, each block times W, centring applied after
-        (for D > N the products of column blocks summed, as dask's matmul sums them)."""
+        (for D > N the products of the blocks summed by dask's matmul, a sparse block densified)."""
         W = np.asarray(W, dtype=float)
         Ws = W if self.scale is None else W / self.scale.to_numpy()[:, None]
         shift = np.zeros(W.shape[1]) if self.center is None else self.center.to_numpy() @ Ws
         if self.factor is not None:
-            scores = self.array @ Ws
+            scores = self.array.map_blocks(dense_block, dtype=float, meta=np.empty((0, 0))) @ Ws
         else:
             scores = self.array.rechunk({1: -1}).map_blocks(
                 lambda b: np.asarray(b @ Ws), chunks=(self.array.chunks[0], (W.shape[1],)), dtype=float
