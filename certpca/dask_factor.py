@@ -21,10 +21,14 @@ import numpy as np
 from certpca.sparse_factor import BLOCK_BYTES, prepared_block
 
 
+def column_width(n: int) -> int:
+    """Columns of N rows in a block of ``BLOCK_BYTES``."""
+    return max(1, BLOCK_BYTES // (8 * max(n, 1)))
+
+
 def column_blocks(X):
     """X rechunked to blocks of whole columns (all N rows), at most ``BLOCK_BYTES`` each; unchanged when it is."""
-    n = X.shape[0]
-    width = max(1, min(max(X.chunks[1]), BLOCK_BYTES // (8 * max(n, 1))))
+    width = min(max(X.chunks[1]), column_width(X.shape[0]))
     if X.numblocks[0] == 1 and max(X.chunks[1]) <= width:
         return X
     return X.rechunk({0: -1, 1: width})

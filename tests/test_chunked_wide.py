@@ -8,12 +8,13 @@ import pytest
 import scipy.sparse as sp
 
 import certpca
+from certpca import dask_factor
 from certpca import problem as problem_module
 from certpca.certify import certify_components
 from certpca.cli import main
 from certpca.dask_factor import DaskFactor
 from certpca.data import chunked as chunked_module
-from certpca.data.chunked import ChunkedData
+from certpca.data.chunked import ChunkedData, open_h5ad
 from certpca.errors import InputError, TooLarge
 from certpca.problem import Problem
 
@@ -154,3 +155,14 @@ def test_a_wide_zarr_store_on_the_command_line(tmp_path, capsys):
     assert "25 samples × 400 features (chunked)" in printed and "Certificate (k=5)" in printed
     memory = certpca.fit(X, k=5)
     np.testing.assert_allclose(pd.read_csv(out, index_col=0)["PC1"], memory.rotation["PC1"], rtol=1e-10, atol=1e-12)
+
+
+def test_a_wide_h5ad_file_is_read_in_blocks_of_whole_columns(tmp_path, monkeypatch):
+    ad = pytest.importorskip("anndata")
+    monkeypatch.setattr(dask_factor, "BLOCK_BYTES", 8 * 25 * 150)  # blocks of 150 columns
+    X = wide(n=25, d=400, seed=8)
+    obs, var = pd.DataFrame(index=[f"c{i}" for i in range(25)]), pd.DataFrame(index=[f"g{j}" for j in range(400)])
+    ad.AnnData(X=X, obs=obs, var=var).write_h5ad(tmp_path / "cpg.h5ad")
+    chunked = open_h5ad(tmp_path / "cpg.h5ad", scale=True)
+    assert chunked.array.chunks == ((25,), (150, 150, 100)) and chunked.feature_ids[0] == "g0"
+    same_fit(certpca.fit(chunked, k=5), certpca.fit(certpca.load(X, scale=True), k=5))

@@ -32,7 +32,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from certpca import text
-from certpca.dask_factor import DaskFactor, column_blocks
+from certpca.dask_factor import DaskFactor, column_blocks, column_width
 from certpca.errors import InputError
 from certpca.problem import Problem
 from certpca.sparse_factor import dense_block
@@ -283,7 +283,8 @@ def open_zarr(path, **options) -> ChunkedData:
 def open_h5ad(path, *, layer: str | None = None, use_raw: bool = False, rows: int = 10000, **options) -> ChunkedData:
     """An ``.h5ad`` file's X (or ``layer``, or raw.X) read lazily in blocks of ``rows`` cells by anndata
     (``read_elem_lazy``), for files beyond memory; ids from obs_names and var_names.  A CSR matrix (as
-    scanpy writes it) is read a row block at a time; ``options`` as for :meth:`ChunkedData.prepare`."""
+    scanpy writes it) is read a row block at a time; with more features than samples a dense or CSC
+    matrix is read in blocks of whole columns instead.  ``options`` as for :meth:`ChunkedData.prepare`."""
     import h5py
     from anndata.experimental import read_elem_lazy
     from anndata.io import read_elem
@@ -301,7 +302,9 @@ def open_h5ad(path, *, layer: str | None = None, use_raw: bool = False, rows: in
         raise InputError(f"layer {layer!r} is not in {path} (layers: {found}); give one of them or drop --layer")
     matrix, var = ("raw/X", "raw/var") if use_raw else (f"layers/{layer}" if layer else "X", "var")
     obs_names, var_names = read_elem(store["obs"]).index, read_elem(store[var]).index
-    array = read_elem_lazy(store[matrix], chunks=(min(rows, len(obs_names)), len(var_names)))
+    n, d = len(obs_names), len(var_names)
+    by_rows = d <= n or store[matrix].attrs.get("encoding-type") == "csr_matrix"  # CSR: rows only
+    array = read_elem_lazy(store[matrix], chunks=(min(rows, n), d) if by_rows else (n, min(d, column_width(n))))
     name = str(path).rstrip("/").rsplit("/", 1)[-1].removesuffix(".h5ad")
     return ChunkedData.prepare(array, feature_ids=var_names, sample_ids=obs_names, name=name, **options)
 
