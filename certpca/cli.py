@@ -99,10 +99,14 @@ def _data_options() -> _Parser:
 
 
 def _chunked_options() -> _Parser:
-    """fit, certify and path read data beyond memory in row blocks (:func:`_load`)."""
+    """fit, certify and path read data beyond memory in blocks (:func:`_load`)."""
     p = _Parser(add_help=False)
     g = p.add_argument_group("data read in chunks (.zarr stores; .h5ad files with --chunked)")
-    g.add_argument("--chunked", action="store_true", help="read an .h5ad file lazily, 10000 cells at a time")
+    g.add_argument(
+        "--chunked",
+        action="store_true",
+        help="read an .h5ad file lazily, 10000 cells at a time (whole columns when D > N)",
+    )
     g.add_argument("--scheduler", metavar="ADDRESS", help="a dask.distributed scheduler (host:port) to read them on")
     return p
 
@@ -264,7 +268,8 @@ NOT_CHUNKED = ("transpose", "covariance", "log2", "na", "layer", "use_raw", "ann
 
 def _load(args):
     """The data of fit, certify and path: a .zarr store, or an .h5ad file with --chunked, read in
-    row blocks (on the --scheduler cluster when given); anything else through the report's load_data."""
+    blocks (of rows, or of whole columns when D > N; on the --scheduler cluster when given); anything
+    else through the report's load_data."""
     path = str(args.data).rstrip("/")
     h5ad = path.endswith(".h5ad")
     if args.chunked and not h5ad:

@@ -1,4 +1,4 @@
-"""Data beyond one machine's memory (a dask array, a zarr store, a lazily read .h5ad), read in row blocks.
+"""Data beyond one machine's memory (a dask array, a zarr store, a lazily read .h5ad), read in blocks.
 
 For N ≫ D (cells × genes) everything certpca needs is the D × D covariance, and one
 pass over the row blocks forms it: each block gives its count, mean and centred
