@@ -14,7 +14,7 @@ from certpca.certify import certify_components
 from certpca.cli import main
 from certpca.dask_factor import DaskFactor
 from certpca.data import chunked as chunked_module
-from certpca.data.chunked import ChunkedData, open_h5ad
+from certpca.data.chunked import ChunkedData, open_h5ad, open_parquet
 from certpca.errors import InputError, TooLarge
 from certpca.problem import Problem
 
@@ -166,3 +166,23 @@ def test_a_wide_h5ad_file_is_read_in_blocks_of_whole_columns(tmp_path, monkeypat
     chunked = open_h5ad(tmp_path / "cpg.h5ad", scale=True)
     assert chunked.array.chunks == ((25,), (150, 150, 100)) and chunked.feature_ids[0] == "g0"
     same_fit(certpca.fit(chunked, k=5), certpca.fit(certpca.load(X, scale=True), k=5))
+
+
+def test_a_directory_of_parquet_files_with_features_as_rows(tmp_path, capsys):
+    pytest.importorskip("pyarrow")
+    X = wide(n=20, d=300, seed=9)
+    table = pd.DataFrame(X.T, columns=[f"s{i}" for i in range(20)], index=pd.Index([f"cg{j}" for j in range(300)]))
+    (tmp_path / "cpg").mkdir()
+    table.iloc[:120].rename_axis("cpg").to_parquet(tmp_path / "cpg" / "part0.parquet")
+    table.iloc[120:].rename_axis("cpg").to_parquet(tmp_path / "cpg" / "part1.parquet")
+    chunked = open_parquet(tmp_path / "cpg", transpose=True)
+    assert chunked.feature_ids[0] == "cg0" and chunked.sample_ids[-1] == "s19" and chunked.factor is not None
+    out = tmp_path / "loadings.csv"
+    argv = ["fit", str(tmp_path / "cpg"), "--chunked", "--transpose", "--k", "5", "--bounds", CHEAP, "--out", str(out)]
+    assert main(argv) == 0
+    assert "cpg: 20 samples × 300 features (chunked)" in capsys.readouterr().out
+    memory = certpca.fit(pd.DataFrame(X, columns=table.index), k=5)
+    np.testing.assert_allclose(pd.read_csv(out, index_col=0)["PC1"], memory.rotation["PC1"], rtol=1e-10, atol=1e-12)
+    table.reset_index().assign(note="x").to_parquet(tmp_path / "bad.parquet")
+    assert main(["fit", str(tmp_path / "bad.parquet"), "--chunked", "--k", "5"]) == 2
+    assert "1 non-numeric columns" in capsys.readouterr().err

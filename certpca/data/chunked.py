@@ -309,6 +309,41 @@ def open_h5ad(path, *, layer: str | None = None, use_raw: bool = False, rows: in
     return ChunkedData.prepare(array, feature_ids=var_names, sample_ids=obs_names, name=name, **options)
 
 
+def open_parquet(path, *, transpose: bool = False, **options) -> ChunkedData:
+    """A parquet file, or a directory of parquet files, read through ``dask.dataframe`` a row group at a
+    time: samples × features, or with ``transpose`` features × samples (10⁶ CpGs as rows, the samples
+    as columns: each row group is then a block of whole columns).  Row ids from the stored index or a
+    first non-numeric column, as :func:`certpca.data.read` takes them; ``options`` as for
+    :meth:`ChunkedData.prepare`."""
+    import dask.dataframe as dd
+
+    try:
+        frame = dd.read_parquet(str(path))
+    except Exception as err:  # pyarrow and dask raise several types for a path that is not parquet
+        raise InputError(f"cannot read {path} as parquet: {str(err).splitlines()[0]}") from None
+    columns = list(frame.columns)
+    first_is_id = bool(columns) and not pd.api.types.is_numeric_dtype(frame.dtypes.iloc[0])
+    numbers = columns[1:] if first_is_id else columns
+    text_columns = [str(c) for c in numbers if not pd.api.types.is_numeric_dtype(frame.dtypes[c])]
+    if text_columns:
+        raise InputError(
+            f"{len(text_columns)} non-numeric columns in {path} ({some_ids(text_columns)}) besides the first "
+            "(the ids); convert or drop them"
+        )
+    if first_is_id:
+        row_ids = frame[columns[0]].compute()
+    elif frame.index.name is not None:
+        row_ids = frame.index.compute()
+    else:
+        row_ids = None
+    array = frame[numbers].to_dask_array(lengths=True).astype(float)
+    ids = {"sample_ids": row_ids, "feature_ids": numbers}
+    if transpose:
+        array, ids = array.T, {"sample_ids": numbers, "feature_ids": row_ids}
+    name = str(path).rstrip("/").rsplit("/", 1)[-1].removesuffix(".parquet")
+    return ChunkedData.prepare(array, name=name, **ids, **options)
+
+
 def connect(address: str):
     """A ``dask.distributed`` client of the scheduler at ``address`` (host:port)."""
     from distributed import Client
