@@ -103,6 +103,29 @@ def test_wide_blocks_of_a_scipy_sparse_matrix_agree_with_the_sparse_matrix_in_me
     same_fit(a, certpca.fit(S, k=5, n_components=2))
 
 
+class Recorded:
+    """An array that records which column ranges dask reads from it."""
+
+    def __init__(self, X):
+        self.X, self.shape, self.dtype, self.ndim, self.read = X, X.shape, X.dtype, X.ndim, []
+
+    def __getitem__(self, key):
+        self.read.append((key[1].start, key[1].stop))
+        return self.X[key]
+
+
+def test_a_product_with_a_sparse_vector_reads_only_the_blocks_of_its_columns():
+    X = wide(seed=10)
+    source = Recorded(X)
+    S = DaskFactor(da.from_array(source, chunks=(30, 100)), X.mean(axis=0))
+    v = np.zeros(500)
+    v[[3, 250, 260]] = [1.0, -2.0, 0.5]
+    source.read.clear()
+    got = S.matvec(v)
+    assert sorted(set(source.read)) == [(0, 100), (200, 300)]
+    np.testing.assert_allclose(got, (X - X.mean(axis=0)) @ v / np.sqrt(29), rtol=1e-12)
+
+
 def test_a_two_worker_local_cluster_gives_the_in_memory_result():
     distributed = pytest.importorskip("distributed")
     X = wide(seed=4)
