@@ -39,12 +39,12 @@ def same_fit(a, b, rtol=1e-10):
     np.testing.assert_allclose(a.x, b.x, rtol=rtol, atol=rtol * scale)
 
 
-@pytest.mark.parametrize("scale", [False, True])
-def test_a_wide_dask_array_fits_and_certifies_as_the_same_array_in_memory(scale):
+@pytest.mark.parametrize("center,scale", [(True, False), (True, True), (False, False), (False, True)])
+def test_a_wide_dask_array_fits_and_certifies_as_the_same_array_in_memory(center, scale):
     X = wide()
-    chunked = ChunkedData.prepare(da.from_array(X, chunks=(30, 100)), scale=scale)
+    chunked = ChunkedData.prepare(da.from_array(X, chunks=(30, 100)), center=center, scale=scale)
     assert chunked.covariance is None and isinstance(chunked.factor, DaskFactor)
-    a, b = certpca.fit(chunked, k=10), certpca.fit(certpca.load(X, scale=scale), k=10)
+    a, b = certpca.fit(chunked, k=10), certpca.fit(certpca.load(X, center=center, scale=scale), k=10)
     same_fit(a, b)
     ca, cb = certpca.certify(a, bounds=CHEAP), certpca.certify(b, bounds=CHEAP)
     assert ca.upper_bound == pytest.approx(cb.upper_bound, rel=1e-10)
