@@ -86,12 +86,6 @@ class DaskFactor:
         idx = np.asarray(idx, dtype=np.intp)
         return prepared_block(self._compute(self.X[:, idx]), self.mean[idx], self.coef[idx], self.A, self.B[idx].T)
 
-    def blocks(self):
-        """(column indices, F[:, those]) over all of F, one column block of X at a time."""
-        edges = np.cumsum((0, *self.X.chunks[1]))
-        for j0, j1 in zip(edges[:-1], edges[1:], strict=True):
-            yield np.arange(j0, j1), self.columns(np.arange(j0, j1))
-
     def dense(self) -> np.ndarray:
         """F itself (N × D): only when the caller has checked it fits."""
         return self._compute(self._lazy)
