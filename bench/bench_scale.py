@@ -16,12 +16,16 @@ factor (σ = 0.5), as expression tables have unequal variances.
    operator's factor centred as it is formed, EM) and ``certpca.certify`` with the cheap bounds (trace, λ1, Gershgorin,
    dABE, pattern; 60 s budget), each size in its own process, peak memory
    including X; the growth exponent is the slope of log(time) or log(peak
-   memory) against log(D) between the first and last size.
+   memory) against log(D) between the first and last size.  The sizes of
+   ``--dask-sizes`` are also fitted through dask on the threaded scheduler
+   (``dask.array.from_array(X, chunks=(100, 2**16))``: the implicit DaskFactor of
+   certpca/dask_factor.py, one pass over the column blocks per product).
 
 One BLAS thread (``OMP_NUM_THREADS=1``).
 
     python bench/bench_scale.py                 # writes reports/bench/scale.md
     python bench/bench_scale.py --sizes 1e4,1e5 # skip D = 10^6
+    python bench/bench_scale.py --growth-only   # section 3 alone, replaced in reports/bench/scale.md
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from common import CHEAP, in_child, peak_bytes, publish
+from common import CHEAP, REPORTS, in_child, peak_bytes, publish
 
 import certpca
 
@@ -78,13 +82,15 @@ def child(task: str, arg: str) -> dict:
         else:
             shape = pd.read_csv(arg, index_col=0).to_numpy().shape
         return {"seconds": time.perf_counter() - t0, "peak": peak_bytes(), "base": base, "shape": shape}
-    if task == "grow":
+    if task in ("grow", "grow-dask"):
+        if task == "grow-dask":
+            import dask.array as da  # imported before the baseline, as certpca is
         base = peak_bytes()  # after importing certpca: the interpreter and libraries
         t0 = time.perf_counter()
         X = synthetic(100, int(float(arg)))
         t1 = time.perf_counter()
         after_data = peak_bytes()
-        fit = certpca.fit(X, k=50)
+        fit = certpca.fit(X if task == "grow" else da.from_array(X, chunks=(100, 2**16)), k=50)
         t2 = time.perf_counter()
         after_fit = peak_bytes()
         cert = certpca.certify(fit, bounds=CHEAP, budget=BUDGET)
@@ -123,15 +129,26 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--sizes", default="1e4,1e5,1e6", help="feature counts D for the growth table (N = 100)")
+    ap.add_argument("--dask-sizes", default="1e4,1e5,1e6", help="the sizes also fitted through dask (threads)")
+    ap.add_argument("--growth-only", action="store_true", help="run section 3 alone and replace it in scale.md")
     ap.add_argument("--child", nargs=2, metavar=("TASK", "ARG"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
         print(json.dumps(child(*args.child)))
         return
 
+    if args.growth_only:
+        growth = growth_section(args)
+        out = REPORTS / "scale.md"
+        head, sep, _ = out.read_text().partition(GROWTH_TITLE)
+        if not sep:
+            raise SystemExit(f"{out} has no section {GROWTH_TITLE!r}: run without --growth-only")
+        publish("scale.md", head + "\n".join(growth) + "\n")
+        return
     lines = ["# Wide-data benchmark (reports/bench/scale.md)\n"]
     lines.append(
-        f"Command: `python bench/bench_scale.py --sizes {args.sizes}`; machine: {platform.machine()}, "
+        f"Command: `python bench/bench_scale.py --sizes {args.sizes} --dask-sizes {args.dask_sizes}`; "
+        f"machine: {platform.machine()}, "
         f"{os.cpu_count()} cores shared with other jobs (load average {os.getloadavg()[0]:.1f} at the start), "
         f"one BLAS thread; certpca {certpca.__version__}, numpy {np.__version__}, "
         f"pandas {pd.__version__}. Synthetic seeded data: rank-5 signal on 1000 features + unit noise, "
@@ -214,45 +231,66 @@ def main(argv=None):
                     lines.append(f"| {name} | skipped: {why} | – |")
                 lines.append("")
 
+    lines += growth_section(args)
+    publish("scale.md", "\n".join(lines) + "\n")
+
+
+GROWTH_TITLE = "## Growth in D at N = 100 (k = 50)"
+
+
+def growth_section(args) -> list[str]:
+    """Section 3: each size in memory, then each of ``--dask-sizes`` through dask on the threaded scheduler."""
     sizes = [int(float(s)) for s in args.sizes.split(",")]
-    rows = [(d, run_child("grow", str(d))) for d in sizes]
-    lines.append("## Growth in D at N = 100 (k = 50)\n")
+    dask_sizes = [int(float(s)) for s in args.dask_sizes.split(",") if s]
+    rows = [("numpy", d, run_child("grow", str(d))) for d in sizes]
+    rows += [("dask", d, run_child("grow-dask", str(d))) for d in dask_sizes]
+    lines = [GROWTH_TITLE + "\n"]
+    if args.growth_only:
+        lines.append(
+            f"Command: `python bench/bench_scale.py --growth-only --sizes {args.sizes} --dask-sizes "
+            f"{args.dask_sizes}` (load average {os.getloadavg()[0]:.1f} at the start).\n"
+        )
     lines.append(
         "Each size in a fresh process: generate X (seeded, in place), `certpca.fit(X, k=50)` (load: X held as "
         "given, centring deferred; the operator's factor, centred as it is formed; EM), then "
         f'`certpca.certify(fit, bounds="{CHEAP}", budget={BUDGET:g})`. '
         "Peak memory is the process's peak minus its peak after importing certpca, so it includes X itself; "
         "× matrix divides it by X's size. The goal at 100 × 10⁶: fit and certify in under 2 minutes, peak under "
-        "3 × the matrix.\n"
+        "3 × the matrix. Rows `dask` fit `dask.array.from_array(X, chunks=(100, 2**16))` instead, on the "
+        "threaded scheduler: the implicit factor (certpca/dask_factor.py), every product one pass over the "
+        "column blocks; a bound that needs the whole factor densifies it when it is under `FACTOR_BYTES` "
+        "(1 GiB), as for sparse data.\n"
     )
     lines.append(
-        "| D | matrix (MB) | generate (s) | fit (s) | certify (s) | peak after fit (× matrix) | "
+        "| data | D | matrix (MB) | generate (s) | fit (s) | certify (s) | peak after fit (× matrix) | "
         "peak after certify (MB, × matrix) | certified (winner) | per bound (s) | skipped |"
     )
-    lines.append("|---|---|---|---|---|---|---|---|---|---|")
-    for d, r in rows:
+    lines.append("|---|---|---|---|---|---|---|---|---|---|---|")
+    for kind, d, r in rows:
         per = ", ".join(f"{n} {s:.2f}" for n, s in r["bounds"].items())
         skipped = "; ".join(f"{n}: {w}" for n, w in r["skipped"].items()) or "–"
         m = r["matrix"]
         lines.append(
-            f"| {d:.0e} | {m / 1e6:.0f} | {r['generate']:.2f} | {r['fit']:.2f} | {r['certify']:.2f} | "
+            f"| {kind} | {d:.0e} | {m / 1e6:.0f} | {r['generate']:.2f} | {r['fit']:.2f} | {r['certify']:.2f} | "
             f"{(r['after_fit'] - r['base']) / m:.2f} | {(r['peak'] - r['base']) / 1e6:.0f}, "
             f"{(r['peak'] - r['base']) / m:.2f} | {100 * r['fraction']:.2f} % ({r['winner']}) | {per} | {skipped} |"
         )
-    if len(rows) > 1:
-        ds_ = [d for d, _ in rows]
-        cols = {
-            "fit": [r["fit"] for _, r in rows],
-            "certify": [r["certify"] for _, r in rows],
-            "peak memory": [max(r["peak"] - r["base"], 1) for _, r in rows],
-        }
-        lines.append("")
-        lines.append(
-            "Growth exponents (slope of log against log D, first to last size; 1 = linear in D): "
-            + ", ".join(f"{name} {slope(ds_, ys):.2f}" for name, ys in cols.items())
-            + ".\n"
-        )
-    publish("scale.md", "\n".join(lines) + "\n")
+    lines.append("")
+    for kind in ("numpy", "dask"):
+        some = [(d, r) for k, d, r in rows if k == kind]
+        if len(some) > 1:
+            ds_ = [d for d, _ in some]
+            cols = {
+                "fit": [r["fit"] for _, r in some],
+                "certify": [r["certify"] for _, r in some],
+                "peak memory": [max(r["peak"] - r["base"], 1) for _, r in some],
+            }
+            lines.append(
+                f"Growth exponents, {kind} (slope of log against log D, first to last size; 1 = linear in D): "
+                + ", ".join(f"{name} {slope(ds_, ys):.2f}" for name, ys in cols.items())
+                + ".\n"
+            )
+    return lines
 
 
 if __name__ == "__main__":

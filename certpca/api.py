@@ -52,7 +52,8 @@ def fit(
     (:meth:`Fit.to_anndata` under ``key_added``; None: not stored).  ``annotate`` (a file,
     DataFrame or Series of gene symbols: :func:`certpca.data.read_annotation`) becomes
     ``Fit.annotation``.  A dask array (or :class:`~certpca.data.chunked.ChunkedData`) is read in
-    row blocks, on the threaded scheduler or on the ``dask.distributed`` ``client``.
+    row blocks (D ≤ N) or blocks of whole columns (D > N), on the threaded scheduler or on the
+    ``dask.distributed`` ``client``.
     """
     ds: Dataset | ChunkedData | Problem
     if isinstance(data, (Problem, ChunkedData)):

@@ -26,7 +26,7 @@ from .certify import certify, certify_vector, parse_bounds
 from .data.advice import preprocessing_advice
 from .data.annotation import COLUMNS as ANNOTATION_COLUMNS
 from .data.annotation import label as feature_label
-from .data.chunked import ChunkedData, connect, open_h5ad, open_zarr
+from .data.chunked import ChunkedData, connect, open_h5ad, open_parquet, open_zarr
 from .datasets import table as datasets_table
 from .errors import InputError
 from .io import Outputs
@@ -99,10 +99,15 @@ def _data_options() -> _Parser:
 
 
 def _chunked_options() -> _Parser:
-    """fit, certify and path read data beyond memory in row blocks (:func:`_load`)."""
+    """fit, certify and path read data beyond memory in blocks (:func:`_load`)."""
     p = _Parser(add_help=False)
-    g = p.add_argument_group("data read in chunks (.zarr stores; .h5ad files with --chunked)")
-    g.add_argument("--chunked", action="store_true", help="read an .h5ad file lazily, 10000 cells at a time")
+    g = p.add_argument_group("data read in chunks (.zarr stores; .h5ad and parquet with --chunked)")
+    g.add_argument(
+        "--chunked",
+        action="store_true",
+        help="read an .h5ad file lazily, 10000 cells at a time (whole columns when D > N), "
+        "or a parquet file or directory a row group at a time",
+    )
     g.add_argument("--scheduler", metavar="ADDRESS", help="a dask.distributed scheduler (host:port) to read them on")
     return p
 
@@ -263,17 +268,25 @@ NOT_CHUNKED = ("transpose", "covariance", "log2", "na", "layer", "use_raw", "ann
 
 
 def _load(args):
-    """The data of fit, certify and path: a .zarr store, or an .h5ad file with --chunked, read in
-    row blocks (on the --scheduler cluster when given); anything else through the report's load_data."""
+    """The data of fit, certify and path: a .zarr store, or an .h5ad or parquet file (or a directory of
+    parquet files) with --chunked, read in
+    blocks (of rows, or of whole columns when D > N; on the --scheduler cluster when given); anything
+    else through the report's load_data."""
     path = str(args.data).rstrip("/")
-    h5ad = path.endswith(".h5ad")
-    if args.chunked and not h5ad:
-        raise InputError("--chunked applies to .h5ad files (a .zarr store is always read in chunks); drop it")
-    if not (path.endswith(".zarr") or args.chunked):
+    h5ad, zarr = path.endswith(".h5ad"), path.endswith(".zarr")
+    parquet = not zarr and (path.endswith(".parquet") or Path(path).is_dir())
+    if args.chunked and not (h5ad or parquet):
+        raise InputError(
+            "--chunked applies to .h5ad files and parquet files or directories "
+            "(a .zarr store is always read in chunks); drop it"
+        )
+    if not (zarr or args.chunked):
         if args.scheduler is not None:
-            raise InputError("--scheduler applies to data read in chunks (.zarr, or .h5ad with --chunked); drop it")
+            raise InputError(
+                "--scheduler applies to data read in chunks (.zarr, or .h5ad or parquet with --chunked); drop it"
+            )
         return load_data(args)
-    allowed = ("layer", "use_raw") if h5ad else ()
+    allowed = ("layer", "use_raw") if h5ad else ("transpose",) if parquet else ()
     given = [
         f"--{n.replace('_', '-')}" for n in NOT_CHUNKED if n not in allowed and getattr(args, n) not in (None, False)
     ]
@@ -286,6 +299,8 @@ def _load(args):
         return open_h5ad(
             args.data, layer=args.layer, use_raw=args.use_raw, center=args.center, scale=args.scale, client=client
         )
+    if parquet:
+        return open_parquet(args.data, transpose=args.transpose, center=args.center, scale=args.scale, client=client)
     return open_zarr(args.data, center=args.center, scale=args.scale, client=client)
 
 

@@ -8,8 +8,10 @@ the r × r Gram matrix ``FFᵀ`` (the "Gram trick" of Sigg & Buhmann 2008, §3.1
 Sparse data (:meth:`Problem.from_sparse`) stay sparse: with D ≤ N the D × D
 covariance comes from one set of sparse products; with D > N the factor is
 the implicit :class:`~certpca.sparse_factor.SparseFactor` (centring and
-scaling applied inside its products), densified only on request and only
-under ``FACTOR_BYTES``.
+scaling applied inside its products).  A dask array with D > N (data/chunked.py)
+gives the implicit :class:`~certpca.dask_factor.DaskFactor`, the same
+interface over column blocks read on demand.  Implicit factors are densified
+only on request and only under ``FACTOR_BYTES``.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import scipy.linalg
 from certpca.errors import TooLarge
 from certpca.sparse_factor import SparseFactor, covariance
 
-#: the largest dense factor :meth:`Problem.factor` forms from sparse data (bounds that need
+#: the largest dense factor :meth:`Problem.factor` forms from an implicit (sparse or dask) factor (bounds that need
 #: more are skipped with this limit as the reason)
 FACTOR_BYTES = 2**30
 
@@ -52,17 +54,18 @@ class Problem:
 
     Build it with :meth:`from_data` (samples × features, already centred or
     scaled as wanted), :meth:`from_sparse` or :meth:`from_covariance`; the
-    constructor takes one of a dense ``factor``, a ``covariance`` or a
-    :class:`~certpca.sparse_factor.SparseFactor` ``sparse``.
+    constructor takes one of a dense ``factor``, a ``covariance`` or an ``implicit``
+    factor (a :class:`~certpca.sparse_factor.SparseFactor` or
+    :class:`~certpca.dask_factor.DaskFactor`: centring and scaling inside its products).
     """
 
-    def __init__(self, *, factor=None, covariance=None, sparse=None, feature_ids=None):
-        if sum(x is not None for x in (factor, covariance, sparse)) != 1:
-            raise ValueError("give exactly one of factor=, covariance= or sparse=")
+    def __init__(self, *, factor=None, covariance=None, implicit=None, feature_ids=None):
+        if sum(x is not None for x in (factor, covariance, implicit)) != 1:
+            raise ValueError("give exactly one of factor=, covariance= or implicit=")
         self._F = None if factor is None else _contiguous(factor)
         self._C = None if covariance is None else np.ascontiguousarray(covariance, dtype=float)
-        self._S = sparse
-        dim = (sparse if sparse is not None else self._F if self._F is not None else self._C).shape[1]
+        self._S = implicit
+        dim = (implicit if implicit is not None else self._F if self._F is not None else self._C).shape[1]
         if feature_ids is None:
             feature_ids = [f"V{i + 1}" for i in range(dim)]
         self.feature_ids = feature_ids if isinstance(feature_ids, pd.Index) else pd.Index(feature_ids, dtype=object)
@@ -103,7 +106,7 @@ class Problem:
             raise ValueError("need at least 2 samples for a covariance")
         if d <= n:
             return cls(covariance=covariance(X, mean, scale), feature_ids=feature_ids)
-        return cls(sparse=SparseFactor(X, mean, scale), feature_ids=feature_ids)
+        return cls(implicit=SparseFactor(X, mean, scale), feature_ids=feature_ids)
 
     @classmethod
     def from_covariance(cls, C, feature_ids=None) -> Problem:
@@ -184,13 +187,13 @@ class Problem:
     def factor(self) -> np.ndarray:
         """A factor F (r × D, r ≤ min(N, D)) with C = FᵀF.
 
-        For a dense C this is diag(√λ)Uᵀ over its positive eigenvalues.  Sparse
-        data give their N × D factor densified (once, then kept), which raises
+        For a dense C this is diag(√λ)Uᵀ over its positive eigenvalues.  An implicit
+        factor (sparse or dask data) is densified (once, then kept), which raises
         :class:`TooLarge` beyond ``FACTOR_BYTES`` (a certificate then skips the
         bound that asked).
         """
         if self._S is not None:
-            return self._sparse_densified
+            return self._implicit_densified
         if self._F is not None:
             return self._F
         vals, vecs = self._dense_spectrum
@@ -204,11 +207,11 @@ class Problem:
         return {}
 
     @cached_property
-    def _sparse_densified(self) -> np.ndarray:
-        """The sparse factor as one dense array, formed once (bounds ask for it hundreds of times)."""
+    def _implicit_densified(self) -> np.ndarray:
+        """The implicit factor as one dense array, formed once (bounds ask for it hundreds of times)."""
         if self._S.dense_bytes > FACTOR_BYTES:
             raise TooLarge(
-                f"needs the dense {self._S.shape[0]} × {self.dim} factor of the sparse data "
+                f"needs the dense {self._S.shape[0]} × {self.dim} factor of the {self._S.kind} data "
                 f"({self._S.dense_bytes / 2**20:.0f} MiB > the limit of {FACTOR_BYTES / 2**20:.0f} MiB)"
             )
         return self._S.dense()
@@ -277,7 +280,7 @@ class Problem:
         """Projection deflation (I - wwᵀ) C (I - wwᵀ) for a unit w (Sigg & Buhmann eq. 18)."""
         w = np.asarray(w, dtype=float)
         if self._S is not None:
-            return Problem(sparse=self._S.deflate(w), feature_ids=self.feature_ids)
+            return Problem(implicit=self._S.deflate(w), feature_ids=self.feature_ids)
         if self._F is not None:
             return Problem(factor=self._F - np.outer(self._F @ w, w), feature_ids=self.feature_ids)
         Cw = self._C @ w
@@ -290,7 +293,7 @@ class Problem:
         idx = np.asarray(features, dtype=np.intp)
         ids = self.feature_ids[idx]
         if self._S is not None:
-            return Problem(sparse=self._S.subset(idx), feature_ids=ids)
+            return Problem(implicit=self._S.subset(idx), feature_ids=ids)
         if self._F is not None:
             return Problem(factor=self._F[:, idx], feature_ids=ids)
         return Problem(covariance=self._C[np.ix_(idx, idx)], feature_ids=ids)
@@ -339,7 +342,7 @@ class Problem:
     def ldexp(self, e: int) -> Problem:
         """The problem with its factor times 2^e (C times 4^e), or a dense C times 2^e: exact in floating point."""
         if self._S is not None:
-            return Problem(sparse=self._S.ldexp(e), feature_ids=self.feature_ids)
+            return Problem(implicit=self._S.ldexp(e), feature_ids=self.feature_ids)
         if self._F is not None:
             return Problem(factor=np.ldexp(self._F, e), feature_ids=self.feature_ids)
         return Problem(covariance=np.ldexp(self._C, e), feature_ids=self.feature_ids)
@@ -347,19 +350,14 @@ class Problem:
     def __repr__(self) -> str:
         how = f"factor {self.factor_rows}×{self.dim}" if self.uses_factor else "dense"
         if self._S is not None:
-            how = f"sparse {how}"
+            how = f"{self._S.kind} {how}"
         return f"<Problem D={self.dim} ({how}), trace={self.trace:.6g}>"
 
     def columns(self, idx) -> np.ndarray:
         """C[:, idx] as a dense D × len(idx) block: Fᵀ(F[:, idx]) costs O(r·D·len(idx)), never D × D."""
         idx = np.asarray(idx, dtype=np.intp)
         if self._S is not None:
-            # dense column blocks, so each entry is a length-r dot product as with a dense factor
-            Fi = self._S.columns(idx)
-            out = np.empty((self.dim, idx.size))
-            for jdx, Fj in self._S.blocks():
-                out[jdx] = Fj.T @ Fi
-            return out
+            return self._S.cross(self._S.columns(idx))
         if self._F is not None:
             return self._F.T @ self._F[:, idx]
         return self._C[:, idx]

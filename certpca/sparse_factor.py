@@ -79,8 +79,23 @@ def covariance(X, mean: np.ndarray | None, scale: np.ndarray | None) -> np.ndarr
     return (C + C.T) / 2
 
 
+def dense_block(x) -> np.ndarray:
+    """A block of columns (numpy, or scipy.sparse: densified, as only a few columns are at once) as float64."""
+    return x.toarray().astype(float, copy=False) if sp.issparse(x) else np.asarray(x, dtype=float)
+
+
+def prepared_block(x, mean, coef, A, Bt) -> np.ndarray:
+    """Columns x of the data made dense columns of F: (x − μ)·c − A Bᵀ, in the dense path's order."""
+    block = (dense_block(x) - mean) * coef
+    if A.shape[1]:
+        block -= A @ Bt
+    return block
+
+
 class SparseFactor:
     """The implicit factor F (N × D) of the module docstring."""
+
+    kind = "sparse"
 
     def __init__(self, X, mean=None, scale=None, *, coef=None, A=None, B=None):
         self.X = as_csc(X)
@@ -105,10 +120,7 @@ class SparseFactor:
     def columns(self, idx) -> np.ndarray:
         """F[:, idx] as a dense N × len(idx) array (computed as the dense path computes it)."""
         idx = np.asarray(idx, dtype=np.intp)
-        block = (self.X[:, idx].toarray() - self.mean[idx]) * self.coef[idx]
-        if self.A.shape[1]:
-            block -= self.A @ self.B[idx].T
-        return block
+        return prepared_block(self.X[:, idx], self.mean[idx], self.coef[idx], self.A, self.B[idx].T)
 
     def blocks(self):
         """(column indices, F[:, those]) over all of F, ``BLOCK_BYTES`` at a time."""
@@ -138,6 +150,13 @@ class SparseFactor:
         out = self.X.T @ u - np.multiply.outer(self.mean, col_sum)
         out = out * (self.coef if u.ndim == 1 else self.coef[:, None])
         return out - self.B @ (self.A.T @ u) if self.A.shape[1] else out
+
+    def cross(self, M: np.ndarray) -> np.ndarray:
+        """Fᵀ M from dense column blocks, so each entry is a length-N dot product as with a dense factor."""
+        out = np.empty((self.shape[1], *M.shape[1:]))
+        for idx, block in self.blocks():
+            out[idx] = block.T @ M
+        return out
 
     def column_norms2(self) -> np.ndarray:
         """Squared column norms of F (the diagonal of C), from dense blocks."""

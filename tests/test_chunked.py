@@ -141,6 +141,6 @@ def test_an_h5ad_file_on_the_command_line_with_chunked(tmp_path, capsys):
     memory = certpca.fit(certpca.load(adata.copy()), k=4)
     np.testing.assert_allclose(pd.read_csv(out, index_col=0)["PC1"], memory.rotation["PC1"], rtol=1e-10, atol=1e-12)
     assert main(["fit", "pitprops", "--k", "4", "--chunked"]) == 2
-    assert "--chunked applies to .h5ad files" in capsys.readouterr().err
+    assert "--chunked applies to .h5ad files and parquet" in capsys.readouterr().err
     assert main(["fit", str(tmp_path / "cells.h5ad"), "--chunked", "--k", "4", "--log2", "1"]) == 2
     assert "--log2 do(es) not apply to data read in chunks" in capsys.readouterr().err

@@ -25,7 +25,7 @@ LAYERS: list[tuple[str, ...]] = [
         "certpca.text",
         "certpca.callable_module",
     ),
-    ("certpca.problem", "certpca.sparse_factor"),
+    ("certpca.problem", "certpca.sparse_factor", "certpca.dask_factor"),
     ("certpca.results", "certpca.data", "certpca.datasets"),
     ("certpca.io",),
     ("certpca.solvers",),

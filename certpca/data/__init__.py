@@ -5,7 +5,8 @@
 - :mod:`.convert`: :func:`from_object` for arrays, DataFrames, sparse matrices, AnnData;
 - :mod:`.prepare`: :func:`prepare` (log floor, centring, scaling) and class labels;
 - :mod:`.annotation`: gene symbols and descriptions beside feature ids;
-- :mod:`.chunked`: dask arrays, zarr stores and lazily read .h5ad files, in row blocks (imports dask only when used).
+- :mod:`.chunked`: dask arrays, zarr stores and lazily read .h5ad files, in blocks of rows (D ≤ N) or
+  whole columns (D > N; imports dask only when used).
 """
 
 from .annotation import read_annotation, with_annotation

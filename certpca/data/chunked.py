@@ -1,4 +1,4 @@
-"""Data beyond one machine's memory (a dask array, a zarr store, a lazily read .h5ad), read in row blocks.
+"""Data beyond one machine's memory (a dask array, a zarr store, a lazily read .h5ad), read in blocks.
 
 For N ≫ D (cells × genes) everything certpca needs is the D × D covariance, and one
 pass over the row blocks forms it: each block gives its count, mean and centred
@@ -12,6 +12,13 @@ subtracts n_b·mean_b mean_bᵀ from its cross-product, which is exact up to the
 block's own spread).  The blocks are computed on dask's threaded scheduler, or on
 a ``dask.distributed`` cluster when a client is given.  The scores are one more
 pass: each block times the loadings, the centring applied to the product.
+
+For D > N (samples × CpGs, 10³ × 10⁶) the D × D covariance is out of reach and
+not needed: one pass over column blocks of whole columns gives each column's
+mean and divisor (two-pass within the block, as :func:`certpca.data.prepare`
+computes them), and the problem is the implicit
+:class:`~certpca.dask_factor.DaskFactor`, whose products and N × N Gram
+matrix are each one more pass over the blocks.
 """
 
 from __future__ import annotations
@@ -25,8 +32,10 @@ import pandas as pd
 import scipy.sparse as sp
 
 from certpca import text
+from certpca.dask_factor import DaskFactor, column_blocks, column_width
 from certpca.errors import InputError
 from certpca.problem import Problem
+from certpca.sparse_factor import dense_block
 
 from .dataset import some_ids
 
@@ -78,20 +87,38 @@ def moments(array, client=None) -> tuple[int, np.ndarray, np.ndarray]:
     return parts[0].compute(scheduler="threads")
 
 
+def _block_stats(block) -> np.ndarray:
+    """Rows (mean, centred sd, root mean square) of one block of whole columns, as prepare computes them."""
+    block = dense_block(block)
+    n = block.shape[0]
+    mean = block.mean(axis=0)
+    sd = np.sqrt(np.sum((block - mean) ** 2, axis=0) / (n - 1))
+    return np.vstack([mean, sd, np.sqrt(np.sum(block**2, axis=0) / (n - 1))])
+
+
+def column_stats(array, client=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(means, centred sds, root mean squares) of a dask array's columns, in one pass over column blocks."""
+    array = column_blocks(array)
+    stats = array.map_blocks(_block_stats, chunks=((3,), array.chunks[1]), dtype=float)
+    values = client.compute(stats).result() if client is not None else stats.compute(scheduler="threads")
+    return values[0], values[1], values[2]
+
+
 @dataclass(frozen=True, eq=False)
 class ChunkedData:
     """A samples × features dask array, prepared (centred, optionally scaled) without loading it.
 
     It offers what a fit, a certificate or a path needs of a Dataset: ``problem()``
-    (from the covariance of one chunked pass), ``project(W)`` (the scores, one more
-    pass), the ids, ``center``/``scale`` and the preprocessing record.
+    (from the covariance of one chunked pass, or for D > N the implicit ``factor``),
+    ``project(W)`` (the scores, one more pass), the ids, ``center``/``scale`` and the
+    preprocessing record.
     """
 
     name: str
     array: Any
     feature_ids: pd.Index
     sample_ids: pd.Index
-    covariance: np.ndarray
+    covariance: np.ndarray | None
     center: pd.Series | None
     scale: pd.Series | None
     preprocessing: dict = field(default_factory=dict)
@@ -99,6 +126,7 @@ class ChunkedData:
     labels: None = None
     annotation: None = None
     is_covariance: bool = False
+    factor: DaskFactor | None = None
 
     @classmethod
     def prepare(
@@ -115,24 +143,30 @@ class ChunkedData:
         """Centre (and with ``scale`` divide by sqrt(Σx²/(N−1)), as prepare and R do) a dask array.
 
         Constant features are dropped with a warning, or refused with ``scale``, as
-        :func:`certpca.data.prepare` does.
+        :func:`certpca.data.prepare` does.  D ≤ N: the D × D covariance in one pass over
+        row blocks; D > N: the column statistics in one pass and the implicit factor.
         """
         if array.ndim != 2:
             raise InputError(f"data must be 2-D samples × features; got a dask array of shape {array.shape}")
         n, d = array.shape
         if n < 2:
             raise InputError(f"{n} sample(s): a covariance needs at least 2; rows are samples")
-        if d > MAX_FEATURES:
+        if min(n, d) > MAX_FEATURES:
             raise InputError(
-                f"{d} features: a chunked covariance is formed for at most {MAX_FEATURES}; "
-                "select features first, or load the data into memory (then D ≫ N is handled without it)"
+                f"{n} samples × {d} features: chunked data need the D × D covariance or the N × N Gram matrix, "
+                f"formed for at most {MAX_FEATURES}; select features or samples first"
             )
         feature_ids = pd.Index([f"f{j + 1}" for j in range(d)] if feature_ids is None else list(map(str, feature_ids)))
         sample_ids = pd.Index([f"s{i + 1}" for i in range(n)] if sample_ids is None else list(map(str, sample_ids)))
-        count, mean, cross = moments(array, client)
-        if not (np.isfinite(mean).all() and np.isfinite(cross).all()):
+        if d > n:
+            mean, sd, rms = column_stats(array, client)
+            variance = sd
+        else:
+            count, mean, cross = moments(array, client)
+            variance = np.diag(cross)
+        if not (np.isfinite(mean).all() and np.isfinite(variance).all()):
             raise InputError("the dask array has missing or infinite values; remove or impute them first")
-        keep = np.diag(cross) > 0
+        keep = variance > 0
         if not keep.all():
             dropped = feature_ids[~keep]
             if scale:
@@ -143,13 +177,20 @@ class ChunkedData:
             warnings.warn(
                 f"dropped {len(dropped)} constant features (zero variance): {some_ids(dropped)}", stacklevel=2
             )
-        C = (cross if center else cross + count * np.outer(mean, mean)) / (count - 1)
-        C, mean, ids = C[np.ix_(keep, keep)], mean[keep], feature_ids[keep]
-        sds = None
-        if scale:
-            sds = np.sqrt(np.diag(C))
-            C = C / np.outer(sds, sds)
-            np.fill_diagonal(C, 1.0)
+        ids = feature_ids[keep]
+        kept = array[:, np.flatnonzero(keep)] if not keep.all() else array
+        C = factor = sds = None
+        if d > n:
+            mean, sds = mean[keep], ((sd if center else rms)[keep] if scale else None)
+            factor = DaskFactor(kept, mean if center else None, sds, client=client)
+        else:
+            C = (cross if center else cross + count * np.outer(mean, mean)) / (count - 1)
+            C, mean = C[np.ix_(keep, keep)], mean[keep]
+            if scale:
+                sds = np.sqrt(np.diag(C))
+                C = C / np.outer(sds, sds)
+                np.fill_diagonal(C, 1.0)
+            C = (C + C.T) / 2
         steps = {
             "center": center,
             "scale": scale,
@@ -159,14 +200,15 @@ class ChunkedData:
         }
         return cls(
             name=name,
-            array=array[:, np.flatnonzero(keep)] if not keep.all() else array,
+            array=kept,
             feature_ids=ids,
             sample_ids=sample_ids,
-            covariance=(C + C.T) / 2,
+            covariance=C,
             center=pd.Series(mean, index=ids, name="center") if center else None,
             scale=None if sds is None else pd.Series(sds, index=ids, name="scale"),
             preprocessing=steps,
             client=client,
+            factor=factor,
         )
 
     @property
@@ -178,17 +220,23 @@ class ChunkedData:
         return len(self.feature_ids)
 
     def problem(self) -> Problem:
-        """The covariance operator of the prepared data (its D × D matrix, formed in one pass)."""
+        """The covariance operator of the prepared data: its D × D matrix, or for D > N the implicit factor."""
+        if self.factor is not None:
+            return Problem(implicit=self.factor, feature_ids=self.feature_ids)
         return Problem.from_covariance(self.covariance, self.feature_ids)
 
     def project(self, W: np.ndarray) -> np.ndarray:
-        """The prepared data times W (N × m): one pass, each block times W, centring applied after."""
+        """The prepared data times W (N × m): one pass, each block times W, centring applied after
+        (for D > N the products of the blocks summed by dask's matmul, a sparse block densified)."""
         W = np.asarray(W, dtype=float)
         Ws = W if self.scale is None else W / self.scale.to_numpy()[:, None]
         shift = np.zeros(W.shape[1]) if self.center is None else self.center.to_numpy() @ Ws
-        scores = self.array.rechunk({1: -1}).map_blocks(
-            lambda b: np.asarray(b @ Ws), chunks=(self.array.chunks[0], (W.shape[1],)), dtype=float
-        )
+        if self.factor is not None:
+            scores = self.array.map_blocks(dense_block, dtype=float, meta=np.empty((0, 0))) @ Ws
+        else:
+            scores = self.array.rechunk({1: -1}).map_blocks(
+                lambda b: np.asarray(b @ Ws), chunks=(self.array.chunks[0], (W.shape[1],)), dtype=float
+            )
         values = (
             self.client.compute(scores).result() if self.client is not None else scores.compute(scheduler="threads")
         )
@@ -235,7 +283,8 @@ def open_zarr(path, **options) -> ChunkedData:
 def open_h5ad(path, *, layer: str | None = None, use_raw: bool = False, rows: int = 10000, **options) -> ChunkedData:
     """An ``.h5ad`` file's X (or ``layer``, or raw.X) read lazily in blocks of ``rows`` cells by anndata
     (``read_elem_lazy``), for files beyond memory; ids from obs_names and var_names.  A CSR matrix (as
-    scanpy writes it) is read a row block at a time; ``options`` as for :meth:`ChunkedData.prepare`."""
+    scanpy writes it) is read a row block at a time; with more features than samples a dense or CSC
+    matrix is read in blocks of whole columns instead.  ``options`` as for :meth:`ChunkedData.prepare`."""
     import h5py
     from anndata.experimental import read_elem_lazy
     from anndata.io import read_elem
@@ -253,9 +302,46 @@ def open_h5ad(path, *, layer: str | None = None, use_raw: bool = False, rows: in
         raise InputError(f"layer {layer!r} is not in {path} (layers: {found}); give one of them or drop --layer")
     matrix, var = ("raw/X", "raw/var") if use_raw else (f"layers/{layer}" if layer else "X", "var")
     obs_names, var_names = read_elem(store["obs"]).index, read_elem(store[var]).index
-    array = read_elem_lazy(store[matrix], chunks=(min(rows, len(obs_names)), len(var_names)))
+    n, d = len(obs_names), len(var_names)
+    by_rows = d <= n or store[matrix].attrs.get("encoding-type") == "csr_matrix"  # CSR: rows only
+    array = read_elem_lazy(store[matrix], chunks=(min(rows, n), d) if by_rows else (n, min(d, column_width(n))))
     name = str(path).rstrip("/").rsplit("/", 1)[-1].removesuffix(".h5ad")
     return ChunkedData.prepare(array, feature_ids=var_names, sample_ids=obs_names, name=name, **options)
+
+
+def open_parquet(path, *, transpose: bool = False, **options) -> ChunkedData:
+    """A parquet file, or a directory of parquet files, read through ``dask.dataframe`` a row group at a
+    time: samples × features, or with ``transpose`` features × samples (10⁶ CpGs as rows, the samples
+    as columns: each row group is then a block of whole columns).  Row ids from the stored index or a
+    first non-numeric column, as :func:`certpca.data.read` takes them; ``options`` as for
+    :meth:`ChunkedData.prepare`."""
+    import dask.dataframe as dd
+
+    try:
+        frame = dd.read_parquet(str(path))
+    except Exception as err:  # pyarrow and dask raise several types for a path that is not parquet
+        raise InputError(f"cannot read {path} as parquet: {str(err).splitlines()[0]}") from None
+    columns = list(frame.columns)
+    first_is_id = bool(columns) and not pd.api.types.is_numeric_dtype(frame.dtypes.iloc[0])
+    numbers = columns[1:] if first_is_id else columns
+    text_columns = [str(c) for c in numbers if not pd.api.types.is_numeric_dtype(frame.dtypes[c])]
+    if text_columns:
+        raise InputError(
+            f"{len(text_columns)} non-numeric columns in {path} ({some_ids(text_columns)}) besides the first "
+            "(the ids); convert or drop them"
+        )
+    if first_is_id:
+        row_ids = frame[columns[0]].compute()
+    elif frame.index.name is not None:
+        row_ids = frame.index.compute()
+    else:
+        row_ids = None
+    array = frame[numbers].to_dask_array(lengths=True).astype(float)
+    ids = {"sample_ids": row_ids, "feature_ids": numbers}
+    if transpose:
+        array, ids = array.T, {"sample_ids": numbers, "feature_ids": row_ids}
+    name = str(path).rstrip("/").rsplit("/", 1)[-1].removesuffix(".parquet")
+    return ChunkedData.prepare(array, name=name, **ids, **options)
 
 
 def connect(address: str):
