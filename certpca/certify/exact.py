@@ -58,12 +58,13 @@ from certpca.certify.spec import ASTERIS, COST_EXPONENTIAL, MOGHADDAM, BoundSpec
 from certpca.solvers import solve
 from certpca.solvers.spannogram import spannogram
 
-#: hard limit on D for the search (an explicit request); the registry's default is lower
-MAX_DIM = 120
+#: hard limit on D for the search (its nodes form dense |T| × |T| eigenproblems)
+MAX_DIM = 400
 
 #: default-selection limit: the search is exponential in D, but with its time cap it proves
-#: LRS (D = 93) signed k = 5 to 40 and nonnegative k = 5, 10 in under 3 s each
-DEFAULT_MAX_DIM = 100
+#: LRS (D = 93) signed k = 5 to 40 and nonnegative k = 5, 10 in under 3 s each, CBCL (D = 361)
+#: k = 5 in 3 s (signed) and 9 s (nonnegative)
+DEFAULT_MAX_DIM = 400
 
 #: the bound's time cap (an unproven search still returns a valid, weaker bound)
 BOUND_MAX_SECONDS = 20.0

@@ -139,8 +139,8 @@ def test_default_certificate_uses_the_wide_data_families():
         got = {b["name"] for b in d["bounds"]}
         assert got | set(d["skipped"]) <= set(REGISTRY) and d["winner"] in got
         assert {"threshold", "dabe_sdp"} <= got | set(d["skipped"])
-        costs = [REGISTRY[b.name].cost for b in c.bounds]
-        assert costs == sorted(costs)  # cheapest first
+        costs = [REGISTRY[b.name].cost for b in c.bounds if REGISTRY[b.name].probe is None]
+        assert costs == sorted(costs)  # cheapest first (a bound with a first try sits where it ran)
 
 
 def test_dense_small_problems_leave_the_sample_sdp_to_cvxpy():
