@@ -50,6 +50,7 @@ CASES = [  # data, preprocessing, k, nonneg, today (issue 14), goal, time goal (
     ("leukemia", {"log2": 20}, 50, False, 0.712, 0.98, 60),
     ("cbcl", {}, 180, True, 0.953, 0.99, 120),
     *[("lrs", {}, k, nn, None, 1.0, 60) for nn in (False, True) for k in (5, 10, 20, 40)],
+    *[("cbcl", {}, 5, nn, None, 1.0, 60) for nn in (False, True)],  # a proof with hundreds of features
 ]
 
 
