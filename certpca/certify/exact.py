@@ -41,6 +41,7 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.linalg
 
 from certpca.certify.numerics import (
     EPS,
@@ -110,14 +111,25 @@ def _gersh(A: np.ndarray, k: int, positive: bool) -> float:
     return v + GERSH_ROUNDINGS * n * EPS * abs(v)
 
 
-def _lmax(A: np.ndarray) -> tuple[float, np.ndarray]:
-    """(λ̂max(A) + Weyl margin, its eigenvector)."""
-    lam, V = np.linalg.eigh(A)
-    return float(lam[-1]) + weyl_margin(A.shape[0], float(np.linalg.norm(A))) * (1 + MARGIN_SLACK), V[:, -1]
+def _top_eig(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The top three eigenpairs of A (values ascending), all a node needs: λmax, the branching
+    eigenvector and the rank-2 split (LAPACK's subset driver, backward stable as the full one)."""
+    n = A.shape[0]
+    if n <= 3:
+        return np.linalg.eigh(A)
+    return scipy.linalg.eigh(A, subset_by_index=[n - 3, n - 1], check_finite=False)
 
 
-def _rank2_node_bound(A: np.ndarray, m: int, k: int, nonneg: bool, target: float) -> float:
-    """Shifted rank-2 split over supports S with I ⊆ S, |S| ≤ k, of a block A = C_TT whose first m features are I.
+def _lmax(A: np.ndarray, lam: np.ndarray) -> float:
+    """λ̂max(A) + Weyl margin, from A's computed eigenvalues ``lam`` (ascending)."""
+    return float(lam[-1]) + weyl_margin(A.shape[0], float(np.linalg.norm(A))) * (1 + MARGIN_SLACK)
+
+
+def _rank2_node_bound(
+    A: np.ndarray, m: int, k: int, nonneg: bool, target: float, eig: tuple[np.ndarray, np.ndarray]
+) -> float:
+    """Shifted rank-2 split over supports S with I ⊆ S, |S| ≤ k, of a block A = C_TT whose first m features are I;
+    ``eig`` is A's top eigenpairs (:func:`_top_eig`: a node decomposes each block once).
 
     A = Â + (A − Â), Â = GᵀG = Σ_{j≤2}(λ_j − λ_3)v_jv_jᵀ ⪰ 0, so λmax(A_SS) ≤ λmax(Â_SS) + λmax(A − Â)
     (Asteris et al. 2014, Thm. 1, with λ_3 taken out of Â as in threshold.py).  With g_i the columns of G
@@ -133,7 +145,7 @@ def _rank2_node_bound(A: np.ndarray, m: int, k: int, nonneg: bool, target: float
     n = A.shape[0]
     if n < 4:
         return np.inf
-    lam, V = np.linalg.eigh(A)
+    lam, V = eig
     G = (V[:, -2:] * np.sqrt(np.maximum(lam[-2:] - lam[-3], 0.0))).T
     g2 = float(np.sum(G * G))
     lam_r, _ = lmax_upper(A - G.T @ G, (gamma(4) + EPS) * g2 + EPS * float(np.linalg.norm(A)))
@@ -204,10 +216,14 @@ def _schur_prunes(A: np.ndarray, m: int, t: int, level: float, nonneg: bool) -> 
     tau = 2 * (err + EPS * (float(np.linalg.norm(CRR)) + z2))
     goal = level - tau
     n = M.shape[0]
-    ub = min(_lmax(M)[0], _lmax(np.maximum(M, 0.0))[0] if nonneg else np.inf)
+    eig = _top_eig(M)
+    ub = _lmax(M, eig[0])
+    if nonneg:
+        Mp = np.maximum(M, 0.0)
+        ub = min(ub, _lmax(Mp, _top_eig(Mp)[0]))
     if n <= t or ub <= goal:
         return ub <= goal
-    return _gersh(M, t, nonneg) <= goal or _rank2_node_bound(M, 0, t, nonneg, goal) <= goal
+    return _gersh(M, t, nonneg) <= goal or _rank2_node_bound(M, 0, t, nonneg, goal, eig) <= goal
 
 
 def exact(
@@ -269,15 +285,19 @@ def exact(
         """(valid bound over the supports of node (I, R), the feature of R to branch on)."""
         T = I + R
         A = C[np.ix_(T, T)]
-        b, v = _lmax(Cp[np.ix_(T, T)] if nonneg else A)
-        b = min(parent, b, _gersh(A, k, nonneg))
-        if nonneg:
-            b = min(b, _lmax(A)[0], _gersh(Cp[np.ix_(T, T)], k, True))
+        eig_A = _top_eig(A)
+        b = min(parent, _lmax(A, eig_A[0]), _gersh(A, k, nonneg))
+        v = eig_A[1][:, -1]
+        if nonneg:  # wᵀCw ≤ wᵀC₊w for w ≥ 0: the same bounds on C₊, whose eigenvector branches
+            P = Cp[np.ix_(T, T)]
+            eig_P = _top_eig(P)
+            b = min(b, _lmax(P, eig_P[0]), _gersh(P, k, True))
+            v = eig_P[1][:, -1]
         j = R[int(np.argmax(np.abs(v[len(I) :])))]
         if b > target() and (len(T) > k or nonneg):
-            b = min(b, _rank2_node_bound(A, len(I), k, nonneg, target()))
-        if b > target() and nonneg:  # wᵀCw ≤ wᵀC₊w for w ≥ 0: the same split of C₊
-            b = min(b, _rank2_node_bound(Cp[np.ix_(T, T)], len(I), k, True, target()))
+            b = min(b, _rank2_node_bound(A, len(I), k, nonneg, target(), eig_A))
+        if b > target() and nonneg:
+            b = min(b, _rank2_node_bound(P, len(I), k, True, target(), eig_P))
         if b > target() and I and _schur_prunes(A, len(I), k - len(I), target(), nonneg):
             b = target()
         return b, j

@@ -5,7 +5,7 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from certpca.certify.exact import _rank2_node_bound, _schur_prunes, exact
+from certpca.certify.exact import _rank2_node_bound, _schur_prunes, _top_eig, exact
 from certpca.problem import Problem
 from tests.brute import brute_force, random_psd
 
@@ -102,7 +102,7 @@ def test_node_bounds_never_below_the_node_optimum(nonneg):
         A = C[np.ix_(perm, perm)]
         I, R = list(range(m)), list(range(m, D))
         opt = _node_opt(A, I, R, t, nonneg)
-        assert _rank2_node_bound(A, m, m + t, nonneg, -np.inf) >= opt
+        assert _rank2_node_bound(A, m, m + t, nonneg, -np.inf, _top_eig(A)) >= opt
         for level in (opt * (1 - 1e-9), opt * (1 - 1e-3), opt * (1 + 1e-3)):
             if _schur_prunes(A, m, t, level, nonneg):
                 assert level >= opt, (i, m, t, level, opt)
