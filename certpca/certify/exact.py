@@ -64,7 +64,7 @@ MAX_DIM = 400
 
 #: default-selection limit: the search is exponential in D, but with its time cap it proves
 #: LRS (D = 93) signed k = 5 to 40 and nonnegative k = 5, 10 in under 3 s each, CBCL (D = 361)
-#: k = 5 in 3 s (signed) and 9 s (nonnegative)
+#: k = 5 in 0.9 s (signed) and 1.5 s (nonnegative)
 DEFAULT_MAX_DIM = 400
 
 #: the bound's time cap (an unproven search still returns a valid, weaker bound)
