@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from certpca.sparse_factor import BLOCK_BYTES, prepared_block
+from certpca.sparse_factor import BLOCK_BYTES, factor_parts, prepared_block
 
 
 def column_width(n: int) -> int:
@@ -41,14 +41,7 @@ class DaskFactor:
 
     def __init__(self, X, mean=None, scale=None, *, coef=None, A=None, B=None, client: Any = None):
         self.X = column_blocks(X)
-        n, d = self.shape
-        self.mean = np.zeros(d) if mean is None else np.asarray(mean, dtype=float)
-        if coef is None:
-            sigma = np.ones(d) if scale is None else np.asarray(scale, dtype=float)
-            coef = 1.0 / (sigma * np.sqrt(n - 1))
-        self.coef = np.asarray(coef, dtype=float)
-        self.A = np.zeros((n, 0)) if A is None else A
-        self.B = np.zeros((d, 0)) if B is None else B
+        self.mean, self.coef, self.A, self.B = factor_parts(*self.shape, mean, scale, coef, A, B)
         self.client = client
 
     @property

@@ -92,6 +92,18 @@ def prepared_block(x, mean, coef, A, Bt) -> np.ndarray:
     return block
 
 
+def factor_parts(n: int, d: int, mean, scale, coef, A, B) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(μ, c, A, B) of an implicit factor: zeros for no centring, c = 1/(σ√(N−1)) unless given, no deflation
+    term (t = 0) unless given."""
+    mean = np.zeros(d) if mean is None else np.asarray(mean, dtype=float)
+    if coef is None:
+        sigma = np.ones(d) if scale is None else np.asarray(scale, dtype=float)
+        coef = 1.0 / (sigma * np.sqrt(n - 1))
+    A = np.zeros((n, 0)) if A is None else A
+    B = np.zeros((d, 0)) if B is None else B
+    return mean, np.asarray(coef, dtype=float), A, B
+
+
 class SparseFactor:
     """The implicit factor F (N × D) of the module docstring."""
 
@@ -99,14 +111,7 @@ class SparseFactor:
 
     def __init__(self, X, mean=None, scale=None, *, coef=None, A=None, B=None):
         self.X = as_csc(X)
-        n, d = self.X.shape
-        self.mean = np.zeros(d) if mean is None else np.asarray(mean, dtype=float)
-        if coef is None:
-            sigma = np.ones(d) if scale is None else np.asarray(scale, dtype=float)
-            coef = 1.0 / (sigma * np.sqrt(n - 1))
-        self.coef = np.asarray(coef, dtype=float)
-        self.A = np.zeros((n, 0)) if A is None else A
-        self.B = np.zeros((d, 0)) if B is None else B
+        self.mean, self.coef, self.A, self.B = factor_parts(*self.X.shape, mean, scale, coef, A, B)
 
     @property
     def shape(self) -> tuple[int, int]:

@@ -17,6 +17,7 @@ from certpca.data import chunked as chunked_module
 from certpca.data.chunked import ChunkedData, open_h5ad, open_parquet
 from certpca.errors import InputError, TooLarge
 from certpca.problem import Problem
+from tests.test_chunked import same_fit
 
 da = pytest.importorskip("dask.array")
 
@@ -30,13 +31,6 @@ def wide(n=30, d=500, seed=0, offset=1e2):
     X[:, :10] += 3.0 * rng.standard_normal((n, 1))
     X[:, 10:20] += 2.0 * rng.standard_normal((n, 1))
     return X + offset * rng.uniform(0.5, 1.5, d)
-
-
-def same_fit(a, b, rtol=1e-10):
-    np.testing.assert_allclose(a.rotation, b.rotation, rtol=rtol, atol=rtol)
-    np.testing.assert_allclose(a.additional_variance, b.additional_variance, rtol=rtol)
-    scale = np.abs(b.x.to_numpy()).max()
-    np.testing.assert_allclose(a.x, b.x, rtol=rtol, atol=rtol * scale)
 
 
 @pytest.mark.parametrize("center,scale", [(True, False), (True, True), (False, False), (False, True)])
