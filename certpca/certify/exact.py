@@ -53,6 +53,7 @@ from certpca.certify.numerics import (
     gershgorin_columns,
     lmax_upper,
     safe,
+    shifted_rank2,
     weyl_margin,
 )
 from certpca.certify.spec import ASTERIS, COST_EXPONENTIAL, MOGHADDAM, BoundSpec
@@ -140,17 +141,16 @@ def _rank2_node_bound(
     ≤ Σ_{i∈I} h_i + top_{k−m}(h_i, i ∈ R).  Arcs are halved while their
     bound exceeds both ``target`` − λmax(A − Â) and the best arc midpoint's value (a lower bound)
     by more than ARC_RTOL.  Validity: the max over arcs × (1 + 1e-9) + 16·eps·Σ‖g_i‖² (rounded angles and cosines);
-    λmax(A − Â) with its Weyl and forming margins as in threshold._rank2_bound.
+    λmax(A − Â) with its Weyl and forming margins (:func:`~certpca.certify.numerics.shifted_rank2`).
     """
     n = A.shape[0]
     if n < 4:
         return np.inf
-    lam, V = eig
-    G = (V[:, -2:] * np.sqrt(np.maximum(lam[-2:] - lam[-3], 0.0))).T
-    g2 = float(np.sum(G * G))
-    lam_r, _ = lmax_upper(A - G.T @ G, (gamma(4) + EPS) * g2 + EPS * float(np.linalg.norm(A)))
+    G, R, form = shifted_rank2(A, *eig)
+    lam_r = lmax_upper(R, form)[0]
     goal = target - lam_r
     norm2 = np.sum(G * G, axis=0)
+    g2 = float(np.sum(norm2))
     period = 2 * np.pi if nonneg else np.pi
     kk = min(k - m, n - m)
 
@@ -251,7 +251,8 @@ def exact(
     k = check_k(problem, k)
     C = problem.dense()
     Cp = np.maximum(C, 0.0)
-    margin = (weyl_margin(D, float(np.linalg.norm(C))) + EPS * float(np.linalg.norm(C))) * (1 + MARGIN_SLACK)
+    normC = float(np.linalg.norm(C))
+    margin = (weyl_margin(D, normC) + EPS * normC) * (1 + MARGIN_SLACK)
 
     best_val, best_w = -np.inf, np.zeros(D)
     ub_seen = -np.inf  # max of evaluated λ̂ + margin and pruned node bounds

@@ -126,6 +126,18 @@ def lmax_upper(M: np.ndarray, form_err: float = 0.0) -> tuple[float, float]:
     return lam + margin, margin
 
 
+def shifted_rank2(A: np.ndarray, lam: np.ndarray, V: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """The shifted rank-2 split A = GᵀG + R (Asteris et al., ICML 2014, Thm. 1, with λ_3 taken out):
+    G (2 × n) has rows √(λ_j − λ_3)·v_jᵀ for the top two eigenpairs, so GᵀG ⪰ 0; ``lam``, ``V`` hold
+    A's top three eigenpairs, ascending.  Returns (G, R symmetrised, the bound on R's forming error for
+    :func:`lmax_upper`): γ_4 per entry of GᵀG relative to |G|ᵀ|G|, whose norm is ≤ its trace ΣG², and
+    one rounding of the subtraction, ≤ eps·(|A_ij| + (|G|ᵀ|G|)_ij)."""
+    G = (V[:, -2:] * np.sqrt(np.maximum(lam[-2:] - lam[-3], 0.0))).T
+    R = A - G.T @ G
+    form = (gamma(4) + EPS) * float(np.sum(G * G)) + EPS * float(np.linalg.norm(A))
+    return G, (R + R.T) / 2, form
+
+
 def lmax_estimate(M: np.ndarray | scipy.sparse.linalg.LinearOperator) -> float:
     """λmax of M approximately (not a bound: no margin), to steer a search whose chosen point is then
     bounded by :func:`lmax_upper`.  From ``LANCZOS_MIN`` rows Lanczos (ARPACK, from the all-ones vector so

@@ -76,6 +76,7 @@ from certpca.certify.numerics import (
     lmax_upper,
     quadratic_seconds,
     safe,
+    shifted_rank2,
     timed,
 )
 from certpca.certify.spec import ASTERIS, COST_SEARCH, DSPCA, BoundSpec
@@ -187,15 +188,13 @@ def _row_topk(rows: np.ndarray, vals: np.ndarray, n: int, kk: int) -> np.ndarray
 
 
 def _top_pairs(Mk: np.ndarray, estimate: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Eigenpairs of Mk, descending: for an estimate of a large Mk only the top three, by Lanczos."""
+    """Eigenpairs of Mk, ascending: for an estimate of a large Mk only the top three, by Lanczos."""
     if estimate and Mk.shape[0] >= max(LANCZOS_MIN, 5):  # ARPACK needs n > k + 1
         try:
-            lam, V = scipy.sparse.linalg.eigsh(Mk, k=3, which="LA", v0=np.ones(Mk.shape[0]))
-            return lam[::-1], V[:, ::-1]
+            return scipy.sparse.linalg.eigsh(Mk, k=3, which="LA", v0=np.ones(Mk.shape[0]))
         except scipy.sparse.linalg.ArpackError:
             pass
-    lam, V = np.linalg.eigh(Mk)
-    return lam[::-1], V[:, ::-1]
+    return np.linalg.eigh(Mk)
 
 
 def _rank2_bound(Mk: np.ndarray, k: int, nonneg: bool, estimate: bool = False) -> float:
@@ -204,19 +203,13 @@ def _rank2_bound(Mk: np.ndarray, k: int, nonneg: bool, estimate: bool = False) -
     n = Mk.shape[0]
     if n < 4:
         return np.inf
-    lam, V = _top_pairs(Mk, estimate)
-    G = (V[:, :2] * np.sqrt(np.maximum(lam[:2] - lam[2], 0.0))).T
+    G, R, form = shifted_rank2(Mk, *_top_pairs(Mk, estimate))
     res = spannogram(Problem(factor=G), k, nonneg=nonneg, d=2)
     if res.truncated is not None:
         return np.inf
-    R = Mk - G.T @ G
-    # forming GᵀG: γ_4 per entry relative to |G|ᵀ|G|, whose norm is ≤ its trace ΣG²;
-    # the subtraction rounds each entry once: ≤ eps·(|M_ij| + (|G|ᵀ|G|)_ij)
-    g2 = float(np.sum(G * G))
     if estimate:
-        return float(res.opt_d) + lmax_estimate((R + R.T) / 2)
-    lam_r, _ = lmax_upper((R + R.T) / 2, (gamma(4) + EPS) * g2 + EPS * float(np.linalg.norm(Mk)))
-    return float(res.opt_d) * (1 + OPT_D_SLACK) + lam_r
+        return float(res.opt_d) + lmax_estimate(R)
+    return float(res.opt_d) * (1 + OPT_D_SLACK) + lmax_upper(R, form)[0]
 
 
 def _ub_components(labels, n_comp, i, j, m, diag, k, dense_max, rank2=None, estimate=False):

@@ -15,8 +15,9 @@ from certpca.sparse_factor import as_csc
 
 SHOW_IDS = 5  # how many ids an error message names before "..."
 
-#: the sample blocks in which deferred dense data are centred for the scores (Dataset.project)
-PROJECT_BLOCK_BYTES = 2**25
+#: the largest block of deferred dense data centred at once (samples for the scores, Dataset.project;
+#: features for the divisors, prepare)
+DEFERRED_BLOCK_BYTES = 2**25
 
 
 @dataclass(frozen=True, eq=False)
@@ -144,7 +145,7 @@ class Dataset:
         if isinstance(self.matrix, np.ndarray):  # deferred: prepared a block of samples at a time
             n = self.matrix.shape[0]
             out = np.empty((n, W.shape[1]))
-            step = max(1, PROJECT_BLOCK_BYTES // (8 * self.n_features))
+            step = max(1, DEFERRED_BLOCK_BYTES // (8 * self.n_features))
             for i in range(0, n, step):
                 block = self.matrix[i : i + step] if mean is None else self.matrix[i : i + step] - mean
                 if scale is not None:

@@ -12,7 +12,7 @@ import pandas as pd
 from certpca.errors import InputError
 from certpca.sparse_factor import column_stats
 
-from .dataset import Dataset, check_unique_ids, frozen, some_ids
+from .dataset import DEFERRED_BLOCK_BYTES, Dataset, check_unique_ids, frozen, some_ids
 
 
 # ------------------------------------------------------------------ prepare
@@ -79,7 +79,7 @@ def _deferred(ds: Dataset, *, center: bool, scale: bool) -> Dataset | None:
     means = X.mean(axis=0) if center else np.zeros(X.shape[1])
     sds = np.empty(X.shape[1])
     if scale:
-        step = max(1, 2**25 // (8 * X.shape[0]))
+        step = max(1, DEFERRED_BLOCK_BYTES // (8 * X.shape[0]))
         for j in range(0, X.shape[1], step):
             block = X[:, j : j + step] - means[j : j + step] if center else X[:, j : j + step]
             sds[j : j + step] = np.sqrt(np.sum(block**2, axis=0) / (X.shape[0] - 1))
