@@ -144,11 +144,14 @@ class Problem:
         return float(self.diag.sum())
 
     # ------------------------------------------------------------ operations
-    def matvec(self, v: np.ndarray) -> np.ndarray:
-        """C v for a vector or a D × m block."""
+    def matvec(self, v: np.ndarray, support: np.ndarray | None = None) -> np.ndarray:
+        """C v for a vector or a D × m block.  ``support``, ascending indices outside which the vector v
+        is zero (an iterate's known support), spares the factor's product the scan for them."""
         if self._S is not None:
             return self._S.rmatvec(self._S.matvec(v))
         if self._F is not None:
+            if support is not None and 4 * support.size < v.size:
+                return self._F.T @ (self._F[:, support] @ v[support])
             return self._F.T @ self._scores(v)
         return self._C @ v
 

@@ -23,6 +23,8 @@ def test_operations_match_the_explicit_covariance(data):
     sparse_v = np.where(rng.random(C.shape[0]) < 0.1, v, 0.0)
     np.testing.assert_allclose(P.matvec(v), C @ v, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(P.matvec(sparse_v), C @ sparse_v, rtol=1e-10, atol=1e-12)
+    # a known support (an EM iterate's) gives the same product
+    np.testing.assert_allclose(P.matvec(sparse_v, np.flatnonzero(sparse_v)), C @ sparse_v, rtol=1e-10, atol=1e-12)
     assert np.isclose(P.variance(v), v @ C @ v, rtol=1e-12)
     S = [0, 3, 5]
     np.testing.assert_allclose(P.submatrix(S), C[np.ix_(S, S)], rtol=1e-12)
