@@ -92,12 +92,11 @@ def solve(
     opts = {**solver.defaults, **(run_options or {}), **options}
 
     t0 = time.perf_counter()
-    best: tuple[float, np.ndarray, Run] | None = None
     iterations, n_starts = 0, 0
     refits: dict = {}  # one eigenproblem per distinct support (renormalize's cache)
-    if starts is None:
-        starts = solver.starts(problem, nonneg, rng, restarts)
-    for start in starts:
+
+    def run_from(start) -> tuple[float, np.ndarray, Run]:
+        nonlocal iterations, n_starts
         run = solver.run(problem, k, nonneg, start, **opts)
         n_starts += 1
         iterations += run.iterations
@@ -106,17 +105,20 @@ def solve(
                 f"{method} did not converge from start {n_starts} in {run.iterations} "
                 "iterations; raise max_iter or loosen tol",
                 ConvergenceWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
         if renormalize_support and solver.sparse and run.weights.any():
             w, value = renormalize(problem, run.weights, run.support, nonneg, cache=refits)
         else:
             w, value = run.weights, problem.variance(run.weights)
-        if best is None or value > best[0]:
-            best = (value, w, run)
-    seconds = time.perf_counter() - t0
-    if best is None:
+        return value, w, run
+
+    cold = starts is None
+    if cold:
+        starts = solver.starts(problem, nonneg, rng, restarts)
+    if not starts:
         raise InputError.bad_argument("starts", "is empty; give at least one start vector or None")
+    best = max((run_from(start) for start in starts), key=lambda result: result[0])
 
     value, w, run = best
     extras = dict(run.extras)
@@ -128,13 +130,17 @@ def solve(
             value, w = floor_value, floor_w
             run = Run(floor_w, np.flatnonzero(floor_w))  # the floor's reach is read off its weights
             extras["floor"] = f"{method}'s own best ({best[0]:.6g}) was below the {floor_name}"
-            if solver.warm_start:  # the method may still improve on the floor, e.g. grow its support to k
-                again = solver.run(problem, k, nonneg, floor_w, **opts)
-                if again.weights.any():
-                    w2, value2 = renormalize(problem, again.weights, again.support, nonneg, cache=refits)
-                    if value2 > value:
-                        value, w, run = value2, w2, again
-                        extras["floor"] += f", and {method} started from it reached more"
+        # The floor is also a start of a method that can be warm-started, in a cold fit (a path's warm
+        # start carries k − 1's optimum): EM from the refitted thresholded PC1 beat EM from its own starts
+        # on 17 of 200 bundled problems, by up to 6.7 % (docs/solvers.md).
+        tried = any(s is not None and np.array_equal(floor_w, s) for s in starts)  # e.g. EM's e_j
+        if solver.warm_start and (cold or floor_value > best[0]) and not tried:
+            value2, w2, again = run_from(floor_w)
+            if value2 > value:
+                value, w, run = value2, w2, again
+                if "floor" in extras:
+                    extras["floor"] += f", and {method} started from it reached more"
+    seconds = time.perf_counter() - t0
     w = fix_sign(w, nonneg)
     status = run_status(problem, w, k, nonneg, run, sparse=solver.sparse)
     if status.reach in (Reach.STOPPED_SHORT, Reach.UNREACHABLE):
