@@ -82,7 +82,7 @@ def against_minimal_em(X, ids, lam1, repeats):
     (wall, CPU), its EV)."""
     ev = lambda w: float(np.sum((X @ w) ** 2)) / (X.shape[0] - 1) / lam1 / float(w @ w)  # noqa: E731  C = XᵀX/(N−1)
     out = []
-    # nonnegative also without the 10 random starts (restarts=0: the starts ±PC1 alone), which separates
+    # nonnegative also without the 10 random starts (restarts=0: ±PC1 and the floor's vector), which separates
     # the driver's overhead from the price of the random starts
     for nonneg, restarts in ((False, 10), (True, 10), (True, 0)):
         (tc, tb, tt), (comp, wb, wt) = alternated(
@@ -217,8 +217,8 @@ def main(argv=None):
         "certpca in this run (EM from PC1 until the support repeats, then the refit; *converged*: until "
         "w moves < 1e-6).  Times are medians of 25 fits or 5 paths, wall / CPU seconds (the machine is "
         "shared: CPU time is the steadier); path EV is the mean over k = 1..300.  The nonnegative default "
-        "runs EM from ±PC1 and 10 random nonnegative starts (Sigg & Buhmann, Sec. 3.2); *restarts = 0* "
-        "from ±PC1 alone.\n"
+        "runs EM from ±PC1, the floor's vector and 10 random nonnegative starts (Sigg & Buhmann, Sec. 3.2); "
+        "*restarts = 0* without the random ones.\n"
     )
     lines.append(
         "| leukemia | problem | certpca (s) | EV | minimal EM (s) | EV | ratio wall / CPU | goal | met (wall / CPU) "
@@ -229,11 +229,11 @@ def main(argv=None):
     for what, nonneg, tc, evc, tb, evb, tt, evt in goals:
         if what.startswith("one"):
             goal = "≤ 1.5x at ≥ EV"
-            met = [yes(tc[i] <= 1.5 * tb[i] and evc >= evb) for i in (0, 1)]
+            met = [yes(tc[i] <= 1.5 * tb[i] and evc >= evb * (1 - 1e-12)) for i in (0, 1)]  # EVs' rounding
         else:
             limit = 1.0 if nonneg else 0.5
             goal = f"≤ {limit} s, EV ≥ minimal EM's"
-            met = [yes(tc[i] <= limit and evc >= evb) for i in (0, 1)]
+            met = [yes(tc[i] <= limit and evc >= evb * (1 - 1e-12)) for i in (0, 1)]
         conv = "–" if tt is None else f"{tt[0]:.4f} / {tt[1]:.4f} | {evt:.4f}"
         lines.append(
             f"| {what} | {'nonnegative' if nonneg else 'sparse'} | {tc[0]:.4f} / {tc[1]:.4f} | {evc:.4f} | "
