@@ -118,7 +118,11 @@ def solve(
         starts = solver.starts(problem, nonneg, rng, restarts)
     if not starts:
         raise InputError.bad_argument("starts", "is empty; give at least one start vector or None")
-    best = max((run_from(start) for start in starts), key=lambda result: result[0])
+    best = run_from(starts[0])
+    for start in starts[1:]:  # a loop, not max() over a generator: the warnings' stacklevel reaches the caller
+        result = run_from(start)
+        if result[0] > best[0]:
+            best = result
 
     value, w, run = best
     extras = dict(run.extras)

@@ -124,8 +124,10 @@ def test_nonnegative_restarts_are_seeded():
 
 def test_non_convergence_warns_with_advice():
     P = Problem.from_covariance(random_psd(np.random.default_rng(0), 10, "wishart"))
-    with pytest.warns(ConvergenceWarning, match="raise max_iter"):
+    with pytest.warns(ConvergenceWarning, match="raise max_iter") as record:
         solve(P, 3, max_iter=1)
+    # every start's warning (the floor's too) points at the caller's line
+    assert {r.filename for r in record if r.category is ConvergenceWarning} == {__file__}
 
 
 def test_unknown_option_is_an_input_error():
