@@ -76,17 +76,18 @@ class EM(Solver):
     )
 
     def starts(self, problem, nonneg, rng, restarts):
-        """First PC for sparse PCA (Sec. 3.1), plus the k = 1 optimum e_j (j of largest
-        variance), a fixed point of the M-step that PC1 can miss; for nonnegative PCA random
-        nonnegative unit vectors (Sec. 3.2) plus the positive parts of ±PC1, which often win
-        on real data."""
+        """First PC for sparse PCA (Sec. 3.1), for nonnegative PCA the positive parts of ±PC1, which
+        often win on real data, and random nonnegative unit vectors (Sec. 3.2); for both the k = 1
+        optimum e_j (j of largest variance, a nonnegative vector), a fixed point of the M-step that
+        the others can miss: from it nonnegative EM went up to 89 % higher on raw data at small k
+        (reports/bench/em.md)."""
         pc = problem.first_pc()
+        e = np.zeros(problem.dim)
+        e[np.argmax(problem.diag)] = 1.0
         if not nonneg:
-            e = np.zeros(problem.dim)
-            e[np.argmax(problem.diag)] = 1.0
             return [pc, e]
         starts = [np.maximum(s * pc, 0.0) for s in (1.0, -1.0)]
-        starts = [s / np.linalg.norm(s) for s in starts if s.any()]
+        starts = [s / np.linalg.norm(s) for s in starts if s.any()] + [e]
         for _ in range(restarts):
             r = np.abs(rng.standard_normal(problem.dim))
             starts.append(r / np.linalg.norm(r))

@@ -119,7 +119,7 @@ def test_nonnegative_restarts_are_seeded():
     a = solve(P, 4, nonneg=True, rng=np.random.default_rng(42))
     b = solve(P, 4, nonneg=True, rng=np.random.default_rng(42))
     np.testing.assert_array_equal(a.weights, b.weights)
-    assert a.options["starts"] == 10 + 2 + 1  # restarts, the positive parts of ±PC1 and the floor's vector
+    assert a.options["starts"] == 10 + 2 + 1 + 1  # restarts, the positive parts of ±PC1, e_j, the floor's vector
 
 
 def test_non_convergence_warns_with_advice():
@@ -212,3 +212,20 @@ def test_more_restarts_never_give_less_variance(khan_scaled):
     many = solve(khan_scaled, 5, nonneg=True, restarts=10, rng=0)
     assert many.variance >= few.variance * (1 - 1e-12)
     assert few.variance > 4.1
+
+
+def test_nonnegative_fits_also_start_from_the_best_single_feature():
+    """Raw alon (centred), k = 3: nonnegative EM from ±PC1 stops at about half of what it reaches from
+    e_j, the feature of largest variance (a start the signed fit always had)."""
+    from certpca import datasets
+
+    P = datasets.load("alon").problem()
+    em = get("em")
+    e = np.zeros(P.dim)
+    e[np.argmax(P.diag)] = 1.0
+    run = em.run(P, 3, True, e, **em.defaults)
+    from_e = renormalize(P, run.weights, run.support, True)[1]
+    from_pc = solve(P, 3, nonneg=True, starts=em.starts(P, True, None, 0)[:-1])  # ±PC1
+    fit = solve(P, 3, nonneg=True)
+    assert from_e > 1.5 * from_pc.variance
+    assert fit.variance >= from_e * (1 - 1e-12)
