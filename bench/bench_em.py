@@ -10,8 +10,8 @@ include building the covariance operator and its first eigenvector.
 Issue 16's goals are measured against the minimal numpy EM of bench/minimal_em.py in
 the same run, the two timed in alternation: one k = 50 fit from the data matrix
 (certpca ≤ 1.5x the baseline at equal or higher EV) and the warm-started path
-k = 1..300 (≤ 0.5 s sparse, ≤ 1 s nonnegative).  What each kind of start buys (the floor's
-vector, the nonnegative default's 10 random starts) is measured too: on every bundled data
+k = 1..300 (≤ 0.5 s sparse, ≤ 1 s nonnegative).  What each kind of start buys (e_j, the
+floor's vector, the nonnegative default's 10 random starts) is measured too: on every bundled data
 set, centred and standardised, the variance with and without them.
 
     python bench/bench_em.py            # writes reports/bench/em.md
@@ -82,8 +82,8 @@ def against_minimal_em(X, ids, lam1, repeats):
     (wall, CPU), its EV)."""
     ev = lambda w: float(np.sum((X @ w) ** 2)) / (X.shape[0] - 1) / lam1 / float(w @ w)  # noqa: E731  C = XᵀX/(N−1)
     out = []
-    # also certpca from the minimal EM's own starts (sparse: PC1 alone; nonnegative: restarts=0, i.e. ±PC1 and
-    # the floor's vector), which separates the driver's overhead from the price of the extra starts
+    # also certpca from the minimal EM's own starts (sparse: PC1 alone; nonnegative: restarts=0, i.e. ±PC1, e_j
+    # and the floor's vector), which separates the driver's overhead from the price of the extra starts
     variants = [
         ("", False, lambda P: solve(P, 50)),
         ("", True, lambda P: solve(P, 50, nonneg=True)),
@@ -113,10 +113,13 @@ def against_minimal_em(X, ids, lam1, repeats):
     return out
 
 
-def start_gains(ks=(5, 20, 50, 100)):
-    """Rows (data, standardised, nonneg, k, variance from the fixed starts alone, with the floor's
-    vector as a start too, with the random starts too (nonneg), seconds of each) over every bundled
-    data set: what each kind of start buys."""
+#: the starts of one fit, added one kind at a time (the last three are the defaults' kinds)
+STAGES = ("PC1 (sparse) or ±PC1 (nonneg)", "+ e_j", "+ floor", "+ random")
+
+
+def start_gains(ks=(3, 5, 10, 20, 50, 100)):
+    """Rows (data, standardised, nonneg, k, the variance after each of STAGES, the seconds of each; NaN
+    where a stage does not apply) over every bundled data set: what each kind of start buys."""
     em = get("em")
     out = []
     for name in datasets.names():
@@ -124,16 +127,17 @@ def start_gains(ks=(5, 20, 50, 100)):
         for scale in (False, True):
             P = prepare(raw, scale=scale).problem()
             for nonneg in (False, True):
-                fixed = em.starts(P, nonneg, None, 0)  # ±PC1 (nonneg) or PC1 and e_j
+                fixed = em.starts(P, nonneg, None, 0)  # PC1 or ±PC1, then e_j
                 for k in (k for k in ks if k < P.dim):
-                    runs = [timed(lambda: solve(P, k, nonneg=nonneg, starts=fixed), 1)]
-                    runs += [
-                        timed(lambda r=r: solve(P, k, nonneg=nonneg, restarts=r, rng=0), 1)
-                        for r in ((0, 10) if nonneg else (0,))
-                    ]
-                    values = [c.variance for _, _, c in runs] + [float("nan")] * (3 - len(runs))
-                    seconds = [t for t, _, _ in runs] + [float("nan")] * (3 - len(runs))
-                    out.append((name, scale, nonneg, k, *values, *seconds))
+                    fits = [
+                        lambda: solve(P, k, nonneg=nonneg, starts=fixed[:-1]),
+                        lambda: solve(P, k, nonneg=nonneg, starts=fixed),
+                        lambda: solve(P, k, nonneg=nonneg, restarts=0),  # a cold fit: the floor's start too
+                    ] + ([lambda: solve(P, k, nonneg=nonneg, restarts=10, rng=0)] if nonneg else [])
+                    runs = [timed(fit, 1) for fit in fits]
+                    pad = [float("nan")] * (len(STAGES) - len(runs))
+                    values, seconds = [c.variance for _, _, c in runs] + pad, [t for t, _, _ in runs] + pad
+                    out.append((name, scale, nonneg, k, values, seconds))
     return out
 
 
@@ -222,7 +226,7 @@ def main(argv=None):
         "certpca in this run (EM from PC1 until the support repeats, then the refit; *converged*: until "
         "w moves < 1e-6).  Times are medians of 25 fits or 5 paths, wall / CPU seconds (the machine is "
         "shared: CPU time is the steadier); path EV is the mean over k = 1..300.  The nonnegative default "
-        "runs EM from ±PC1, the floor's vector and 10 random nonnegative starts (Sigg & Buhmann, Sec. 3.2), "
+        "runs EM from ±PC1, e_j, the floor's vector and 10 random nonnegative starts (Sigg & Buhmann, Sec. 3.2), "
         "*restarts = 0* without the random ones; the sparse default from PC1, e_j and the floor's vector, "
         "*from PC1 alone* from the minimal EM's one start.\n"
     )
@@ -249,30 +253,30 @@ def main(argv=None):
     lines.append("")
     lines.append(
         "What each kind of start buys (EM on every bundled data set, centred and standardised, sparse and "
-        f"nonnegative, k = 5, 20, 50, 100: {len(gains)} problems): *fixed* = PC1 and the best single "
-        "feature e_j (sparse) or ±PC1 (nonnegative); *+ floor* = also from the floor's vector (the better "
-        "of e_j and thresholded PC1, refitted), the default since this table; *+ random* = also the 10 "
-        "random nonnegative starts (rng = 0), the nonnegative default.  Gains are relative to the column "
-        "before; time is the median ratio to *fixed*.\n"
+        f"nonnegative, k = 3, 5, 10, 20, 50, 100: {len(gains)} problems), each kind added to the ones before: "
+        "PC1 (sparse) or the positive parts of ±PC1 (nonnegative); *+ e_j*, the best single feature; *+ floor*, "
+        "the floor's vector (the better of e_j and thresholded PC1, refitted), which a cold fit runs EM from; "
+        "*+ random*, the 10 random nonnegative starts (rng = 0).  The default is all of them.  Gains are "
+        "relative to the stage before; time is the median ratio to the first stage.\n"
     )
-    floor_gain = [g[5] / g[4] - 1 for g in gains]
-    random_gain = [g[6] / g[5] - 1 for g in gains if g[2]]
-    for label, gain, col in (("+ floor", floor_gain, 8), ("+ random", random_gain, 9)):
-        rel = [g[col] / g[7] for g in gains if not np.isnan(g[col])]
+    for i in range(1, len(STAGES)):
+        gain = [g[4][i] / g[4][i - 1] - 1 for g in gains if not np.isnan(g[4][i])]
+        rel = [g[5][i] / g[5][0] for g in gains if not np.isnan(g[5][i])]
         lines.append(
-            f"- {label}: higher in {sum(x > 1e-9 for x in gain)} of {len(gain)}, lower in "
+            f"- {STAGES[i]}: higher in {sum(x > 1e-9 for x in gain)} of {len(gain)}, lower in "
             f"{sum(x < -1e-9 for x in gain)}, largest gain {100 * max(gain):.2f} %; time {np.median(rel):.2f}x"
         )
     lines.append("")
-    lines.append("| data | standardised | problem | k | fixed starts | + floor | + random |")
-    lines.append("|---|---|---|---|---|---|---|")
-    for g in gains:
-        up = [g[5] / g[4] - 1, g[6] / g[5] - 1]
+    lines.append(f"| data | standardised | problem | k | {STAGES[0]} | " + " | ".join(STAGES[1:]) + " |")
+    lines.append("|---|---|---|---|---|" + "---|" * (len(STAGES) - 1))
+    for name, scale, nonneg, k, values, _ in gains:
+        up = [values[i] / values[i - 1] - 1 for i in range(1, len(STAGES))]
         if max(x for x in up if not np.isnan(x)) > 1e-9:
             cells = ["–" if np.isnan(x) else f"{100 * x:+.2f} %" for x in up]
             lines.append(
-                f"| {g[0]} | {yes(g[1])} | {'nonnegative' if g[2] else 'sparse'} | {g[3]} | {g[4]:.6g} | "
-                f"{cells[0]} | {cells[1]} |"
+                f"| {name} | {yes(scale)} | {'nonnegative' if nonneg else 'sparse'} | {k} | {values[0]:.6g} | "
+                + " | ".join(cells)
+                + " |"
             )
     sk = {r[0]: r for r in rows if r[1] == "sklearn SparsePCA"}
     em = {r[0]: r for r in rows if r[1] == "EM (+refit)"}
