@@ -29,7 +29,7 @@ def em_step(
     support, threshold = top_k(mag, k, hint)
     support.sort()
     chosen = mag[support]
-    if chosen.min() <= 0:  # nonneg: fewer than k positive entries
+    if chosen.min() <= 0:  # fewer than k entries above zero (e.g. nonneg with few positive ones)
         support, chosen = support[chosen > 0], chosen[chosen > 0]
     # only the k chosen entries are computed and normalised (full-length passes cost more than the rest)
     values = chosen - threshold
