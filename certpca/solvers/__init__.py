@@ -137,8 +137,8 @@ def solve(
         # The floor is also a start of a method that can be warm-started, in a cold fit (a path's warm
         # start carries k − 1's optimum): EM from the refitted thresholded PC1 beat EM from its own starts
         # on 18 of 176 bundled problems, by up to 6.5 % (reports/bench/em.md).
-        tried = any(s is not None and np.array_equal(floor_w, s) for s in starts)  # e.g. EM's e_j
-        if solver.warm_start and (cold or floor_value > best[0]) and not tried:
+        tried = (s is not None and np.array_equal(floor_w, s) for s in starts)  # e.g. EM's e_j
+        if solver.warm_start and (cold or floor_value > best[0]) and not any(tried):
             value2, w2, again = run_from(floor_w)
             if value2 > value:
                 value, w, run = value2, w2, again
