@@ -219,13 +219,15 @@ def certify_vector(
         cheapest requested bound always runs, so there is always an upper bound),
         nor one whose estimated uninterruptible cost (``BoundSpec.estimate``) is more
         than what is left, and a bound with a time option (``BoundSpec.time_option``)
-        gets 85% of what is left.
+        gets 85% of what is left.  A bound with a target option (``BoundSpec.target_option``)
+        is given the smallest bound so far, below which it alone can help.
     tol : float — ``optimal`` when (upper − value)/upper ≤ tol.
     stop_when_optimal : bool — stop computing once optimal (default: only for the
         default bound list).
     reuse : {name: Bound}, optional — bounds already computed for this problem and k
         (for w ≥ 0 only a ``sign_free`` bound of the plain problem): used as they
-        are instead of being computed again, in their place in the list.
+        are instead of being computed again, in their place in the list, unless one
+        stopped at another certificate's target.
     time_limits : {name: seconds}, optional — time limits of named bounds with a time
         option (at most what the budget leaves them); the others get their share of the
         budget, or their own default.
@@ -272,7 +274,9 @@ def certify_vector(
                 continue
             if name in first_runs and done[first_runs[name]].params.get("proven"):
                 continue  # its first run settled it
-            if reuse and name in reuse:  # costs nothing: used even when the budget is spent
+            # costs nothing, so used even when the budget is spent; but a bound that stopped at another
+            # certificate's best (BoundSpec.target_option) is computed again against this one's
+            if reuse and name in reuse and not reuse[name].params.get("stopped_at_target"):
                 if probe is not None:
                     continue  # used once, at its own place
                 done.append(reuse[name])
@@ -300,6 +304,8 @@ def certify_vector(
                 # a time limit is checked between iterations: leave room for the last one
                 share = np.inf if left is None else max(TIME_OPTION_SHARE * left, 0.0)
                 kw[spec.time_option] = min(share, time_limits.get(name, np.inf), np.inf if probe is None else probe)
+            if spec.target_option is not None and np.isfinite(upper):
+                kw[spec.target_option] = float(np.ldexp(upper, -e))  # on the rescaled problem the bound sees
             try:
                 b = _scale_back(spec.func(scaled, k, nonneg, **kw), e, sub)
             except (NotApplicable, TooLarge) as exc:

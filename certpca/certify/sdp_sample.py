@@ -237,12 +237,16 @@ def dual_value(F, asq, rho, k, act, y, ferr) -> float:
     return safe(v + gamma(4) * abs(v))
 
 
-def _frank_wolfe(S: _Sample, X, iters, k, F, asq, ferr, deadline):
-    """Frank–Wolfe on ψ at one ρ from X; returns (best safe bound, X, primal value, iterations).
+def _frank_wolfe(S: _Sample, X, iters, k, F, asq, ferr, deadline, target=math.inf):
+    """Frank–Wolfe on ψ at one ρ from X; returns (best safe bound, X, primal value, iterations,
+    whether it stopped at ``target``).
 
     The step t along uuᵀ − X is searched geometrically from the previous one
     (doubled while ψ improves, else halved until it does): the steps shrink by
-    orders of magnitude as the iterates approach the optimum.
+    orders of magnitude as the iterates approach the optimum.  Every dual point at
+    this ρ is at least the relaxation's value kρ + ψ(ρ) ≥ kρ + ψ(X) (weak duality;
+    the Newton roots approach h_i from below): once that reaches ``target`` no bound
+    below it can come from this ρ, and the search stops.
     """
     best = math.inf
     psi, y = S.primal(X)
@@ -250,6 +254,8 @@ def _frank_wolfe(S: _Sample, X, iters, k, F, asq, ferr, deadline):
     it = 0
     for it in range(1, iters + 1):  # noqa: B007 (the count is returned)
         best = min(best, dual_value(F, asq, S.rho, k, S.act, y, ferr))
+        if k * S.rho + psi >= target:
+            return best, X, psi, it, True
         B, ub = X.extend(S.direction(y))
         ft = S.primal(X.toward(B, ub, t))
         if ft[0] > psi:
@@ -272,7 +278,7 @@ def _frank_wolfe(S: _Sample, X, iters, k, F, asq, ferr, deadline):
         if best - (k * S.rho + psi) <= STOP_GAP * best or time.perf_counter() > deadline:
             break
     best = min(best, dual_value(F, asq, S.rho, k, S.act, y, ferr))
-    return best, X, psi, it
+    return best, X, psi, it, False
 
 
 def _feasible_value(problem, F, k) -> float:
@@ -293,6 +299,7 @@ def dabe_sdp_bound(
     fine_iters: int = FINE_ITERS,
     time_limit: float = 40.0,
     rho_factors=RHO_FACTORS,
+    target: float = math.inf,
 ) -> Bound:
     """OPT ≤ kρ + λmax(ΣY_i) with Y_i from a Frank–Wolfe solution of the dABE SDP (module docstring).
 
@@ -300,6 +307,9 @@ def dabe_sdp_bound(
     Frank–Wolfe steps each (warm-started), then, ``RHO_LEVELS`` times, the best ρ
     and the midpoints to its two neighbours get up to ``fine_iters`` more, all
     within ``time_limit`` seconds.  Every evaluated dual point is a valid bound; the smallest is kept.
+    ``target`` (a certificate's best bound so far) ends the search at a ρ as soon as the relaxation's
+    value there is seen to reach it (``params["stopped_at_target"]`` counts those searches): the
+    bound then returned is weaker, never invalid.
     Validity: margins of the module docstring, then rel 1e-10.
     """
     k = check_k(problem, k)
@@ -316,17 +326,20 @@ def dabe_sdp_bound(
     L = _feasible_value(problem, F, k)
     X = _Iterate.start(r)
     results: dict[float, tuple[float, _Iterate]] = {}
+    stopped = iters_total = 0
     for fct in rho_factors:
         rho = fct * L / k
         if results and time.perf_counter() > deadline:
             break
         if not np.any(asq > rho):
             continue
-        b, X, _, _ = _frank_wolfe(_Sample(F, asq, rho), X, coarse_iters, k, F, asq, ferr, deadline)
+        S = _Sample(F, asq, rho)
+        b, X, _, it, hopeless = _frank_wolfe(S, X, coarse_iters, k, F, asq, ferr, deadline, target)
+        stopped += hopeless
+        iters_total += it
         results[rho] = (b, X)
     if not results:
         raise NotApplicable("no feature has ‖a_i‖² above the ρ grid")
-    iters_total = coarse_iters * len(results)
     for _level in range(RHO_LEVELS):
         rhos = sorted(results)
         best_rho = min(results, key=lambda p: results[p][0])
@@ -336,7 +349,9 @@ def dabe_sdp_bound(
         for rho in cands:
             if time.perf_counter() > deadline:
                 break
-            b, Xn, _, it = _frank_wolfe(_Sample(F, asq, rho), X0, fine_iters, k, F, asq, ferr, deadline)
+            S = _Sample(F, asq, rho)
+            b, Xn, _, it, hopeless = _frank_wolfe(S, X0, fine_iters, k, F, asq, ferr, deadline, target)
+            stopped += hopeless
             iters_total += it
             if rho not in results or b < results[rho][0]:
                 results[rho] = (b, Xn)
@@ -351,6 +366,7 @@ def dabe_sdp_bound(
             "iterations": iters_total,
             "active_features": int(np.sum(asq > best_rho)),
             "samples": r,
+            "stopped_at_target": stopped,
         },
         0.0,
         "kρ + λmax(ΣY_i) for feasible Y_i from the Frank–Wolfe directions (rounding shifts τ_i, "
@@ -368,6 +384,7 @@ DABE_SDP = BoundSpec(
     dabe_sdp_bound,
     COST_SDP,
     time_option="time_limit",
+    target_option="target",
     default_when=_default_when,
     estimate=sample_space_seconds,
     sign_free=True,

@@ -71,6 +71,11 @@ class BoundSpec:
     time_option : str or None
         The keyword through which ``func`` accepts a time limit in seconds
         (certificates pass what is left of their budget), None when it has none.
+    target_option : str or None
+        The keyword through which ``func`` accepts the smallest bound a certificate
+        holds so far: ``func`` may stop where it sees it cannot go below it (the
+        bound it returns is then weaker, never invalid, and says so in its
+        ``params["stopped_at_target"]``).  None: it takes none.
     default_when : callable or None
         ``default_when(problem) -> bool``: a further condition for the default
         selection (e.g. only where cheaper relaxations do not apply); None: always.
@@ -99,6 +104,7 @@ class BoundSpec:
     description: str = ""
     reference: str = ""
     time_option: str | None = None
+    target_option: str | None = None
     default_when: Callable | None = None
     estimate: Callable | None = None
     sign_free: bool = False

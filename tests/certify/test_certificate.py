@@ -253,10 +253,45 @@ def test_time_limits_cap_a_named_time_limited_bound_without_a_budget(monkeypatch
 
     monkeypatch.setitem(cc.REGISTRY, "dabe_sdp", dataclasses.replace(spec, func=spy))
     c = certify_vector(P, w, 3, bounds="lambda1,dabe_sdp", time_limits={"dabe_sdp": 0.5})
-    assert seen == {"time_limit": 0.5} and c.skipped == {}  # no budget: the limit as given, nothing skipped
+    # no budget: the limit as given, nothing skipped; and λ1's bound, on the rescaled problem dabe_sdp sees, to beat
+    target = np.ldexp(c.bounds[0].value, -cc._rescale_exponents(P)[1])
+    assert seen == {"time_limit": 0.5, "target": target} and c.skipped == {}
     seen.clear()
     certify_vector(P, w, 3, bounds="lambda1,dabe_sdp", time_limits={"dabe_sdp": 30.0}, budget=2.0)
     assert 0 < seen["time_limit"] <= 0.85 * 2.0  # at most what the budget leaves
+
+
+def test_a_bound_that_cannot_win_stops_early_and_changes_nothing(monkeypatch):
+    """dabe_sdp is given the best bound so far (trace's, on standardised data with one strong factor) and
+    abandons each ρ whose relaxation value reaches it: the same certificate from far fewer Frank–Wolfe steps."""
+    import dataclasses
+
+    import certpca.certify.certificate as cc
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((10, 1)) + 0.25 * rng.standard_normal((10, 60))
+    P = Problem.from_data((X - X.mean(0)) / X.std(0, ddof=1))
+    w = np.r_[np.ones(20), np.zeros(40)]
+    c = certify_vector(P, w, 20, bounds="trace,dabe_sdp")
+    monkeypatch.setitem(cc.REGISTRY, "dabe_sdp", dataclasses.replace(cc.REGISTRY["dabe_sdp"], target_option=None))
+    full = certify_vector(P, w, 20, bounds="trace,dabe_sdp")
+    assert (c.winner, c.upper_bound, c.lower_bound) == ("trace", full.upper_bound, full.lower_bound)
+    stopped, ran = c.bounds[1], full.bounds[1]
+    assert ran.params["stopped_at_target"] == 0 and ran.value > c.upper_bound  # it could not have won
+    assert stopped.params["stopped_at_target"] > 0 and stopped.value >= ran.value
+    assert 10 * stopped.params["iterations"] < ran.params["iterations"]
+
+
+def test_a_reused_bound_that_stopped_at_another_certificates_target_is_computed_again():
+    from certpca.certify.sdp_sample import dabe_sdp_bound
+
+    P = Problem.from_data(np.random.default_rng(32).standard_normal((8, 40)))
+    w = np.r_[np.ones(3), np.zeros(37)]
+    kept, stopped = dabe_sdp_bound(P, 3), dabe_sdp_bound(P, 3, target=0.0)
+    assert kept.params["stopped_at_target"] == 0 < stopped.params["stopped_at_target"]
+    for given, reused in ((kept, True), (stopped, False)):
+        c = certify_vector(P, w, 3, True, bounds="lambda1,dabe_sdp", reuse={"dabe_sdp": given})
+        assert (c.bounds[1] is given) is reused
 
 
 def test_the_exact_search_first_runs_before_the_sdps_and_settles_lrs_k10():

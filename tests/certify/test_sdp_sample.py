@@ -1,5 +1,7 @@
 """The sample-space SDP's low-rank iterate against the dense spectraplex point it stands for."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -56,3 +58,21 @@ def test_direction_is_the_top_eigenvector_of_the_sum_of_the_y_i():
         vals, vecs = np.linalg.eigh((W / gap[ok]) @ W.T)
         assert vals[-1] - vals[-2] > 1e-6 * vals[-1]  # a unique top eigenvector
         assert abs(S.direction(y) @ vecs[:, -1]) == pytest.approx(1.0, abs=1e-10)
+
+
+def test_no_dual_point_goes_below_the_primal_value_at_its_rho():
+    """Weak duality at one ρ, the fact that lets a search stop once kρ + ψ(X) reaches a target: the
+    smallest dual value Frank–Wolfe finds is at least kρ + its best primal value."""
+    rng = np.random.default_rng(23)
+    for _ in range(30):
+        r, d = int(rng.integers(3, 12)), int(rng.integers(10, 60))
+        F = rng.standard_normal((r, d)) * rng.uniform(0.1, 3.0, d)
+        asq = np.einsum("ij,ij->j", F, F)
+        k = int(rng.integers(1, d))
+        for q in (0.2, 0.5, 0.8):
+            rho = float(np.quantile(asq, q))
+            best, _, psi, _, stopped = sdp._frank_wolfe(
+                sdp._Sample(F, asq, rho), sdp._Iterate.start(r), 60, k, F, asq, 0.0, math.inf
+            )
+            assert not stopped and psi > 0
+            assert best >= k * rho + psi

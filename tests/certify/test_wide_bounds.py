@@ -100,12 +100,17 @@ def test_threshold_beats_dspca_dual_on_block_structure():
 
 
 def test_sample_space_sdp_is_never_below_brute_force():
+    """Also when a target of 0 stops every ρ's search at its first dual point (a certificate's best bound
+    so far ends those that cannot beat it)."""
     bad = []
     for P, k, nonneg in _problems(5, 90):
         opt, _ = brute_force(P.dense(), k, nonneg)
         b = dabe_sdp_bound(P, k, nonneg, coarse_iters=6, fine_iters=12)
-        if not b.value >= opt:
-            bad.append((P.dim, k, nonneg, opt, b.value, b.params))
+        first = dabe_sdp_bound(P, k, nonneg, coarse_iters=6, fine_iters=12, target=0.0)
+        if not (b.value >= opt and first.value >= opt and b.params["stopped_at_target"] == 0):
+            bad.append((P.dim, k, nonneg, opt, b.value, first.value, b.params))
+        if not first.params["iterations"] == first.params["stopped_at_target"] > 0:  # one step per search
+            bad.append((P.dim, k, nonneg, first.params))
     assert not bad, bad[:3]
 
 
