@@ -38,6 +38,10 @@ DEFAULT_BUDGET = 60.0
 TIME_OPTION_SHARE = 0.85
 
 
+#: what a certificate says of a bound that stopped at its target (``BoundSpec.target_option``)
+STOPPED_NOTE = "stopped where it could not go below the bounds before it"
+
+
 def _finite(x) -> float | None:
     x = float(x)
     return x if np.isfinite(x) else None
@@ -151,6 +155,7 @@ class Certificate:
             f"Value {self.value:.6g} <= OPT <= {self.upper_bound:.6g} (bound: {self.winner}); "
             f"certified {100 * self.certified_fraction:.2f}%, {verdict} (tolerance {self.tol:g})",
             *(f"{name} skipped: {why}" for name, why in self.skipped.items()),
+            *(f"{b.name} {STOPPED_NOTE}" for b in ranked if b.params.get("stopped_at_target")),
         ]
         kind = "nonnegative " if self.nonneg else ""
         return Summary(
@@ -166,7 +171,8 @@ class Certificate:
         )
         lines = [head]
         for b in sorted(self.bounds, key=lambda b: b.value):
-            lines.append(f"  {b.name:<11} {b.value:.6g}  ({b.seconds:.2g} s)")
+            stopped = f"; {STOPPED_NOTE}" if b.params.get("stopped_at_target") else ""
+            lines.append(f"  {b.name:<11} {b.value:.6g}  ({b.seconds:.2g} s{stopped})")
         for name, why in self.skipped.items():
             lines.append(f"  {name:<11} skipped: {why}")
         return "\n".join(lines)

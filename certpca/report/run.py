@@ -292,7 +292,8 @@ def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> Fitted:
             if plan.components > 1
             else []
         )
-        out.notes += _time_notes(shared, [n for n in names if n not in (reuse or {})], plan.time_limit, nonneg)
+        computed = [b.name for b in shared.bounds if (reuse or {}).get(b.name) is not b]  # not reused as it was
+        out.notes += _time_notes(shared, computed, plan.time_limit, nonneg)
         later_dicts = [None if c is None else c.to_dict() for c in later]
         out.bounds[nonneg] = names
         out.shared[nonneg] = shared

@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from certpca import text
+from certpca.certify.certificate import STOPPED_NOTE
 from certpca.data.advice import is_control
 from certpca.errors import InputError
 from certpca.io import Outputs
@@ -197,7 +198,8 @@ def bounds_table(run: Run, nonneg: bool, timings: bool = False) -> Table | None:
     disp, raw = [], []
     for b in sorted(cert["bounds"], key=lambda b: (b["value"], b["name"])):
         r = {"bound": b["name"], "upper_bound": b["value"], "winner": b["name"] == cert["winner"]}
-        d = {"bound": b["name"], "upper bound on OPT": fmt(b["value"]), "best": "✓" if r["winner"] else ""}
+        shown = fmt(b["value"]) + (f" ({STOPPED_NOTE})" if b.get("params", {}).get("stopped_at_target") else "")
+        d = {"bound": b["name"], "upper bound on OPT": shown, "best": "✓" if r["winner"] else ""}
         if timings:
             r["seconds"] = b.get("seconds")
             d["time (s)"] = fmt(b.get("seconds"), "seconds")

@@ -280,6 +280,9 @@ def test_a_bound_that_cannot_win_stops_early_and_changes_nothing(monkeypatch):
     assert ran.params["stopped_at_target"] == 0 and ran.value > c.upper_bound  # it could not have won
     assert stopped.params["stopped_at_target"] > 0 and stopped.value >= ran.value
     assert 4 * stopped.params["iterations"] < ran.params["iterations"]
+    said = "dabe_sdp stopped where it could not go below the bounds before it"
+    assert said in c.summary().notes and said not in full.summary().notes
+    assert "; stopped where it could not go below" in str(c) and "stopped" not in str(full)
 
 
 def test_a_reused_bound_that_stopped_at_another_certificates_target_is_computed_again():

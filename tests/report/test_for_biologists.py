@@ -54,6 +54,24 @@ def test_the_sdp_time_limit_is_stated_and_sign_free_bounds_are_shared():
     assert "dabe_sdp had a time limit of 0 s" in render(run)
 
 
+def test_the_report_says_which_bound_stopped_where_it_could_not_win():
+    from certpca.report.tables import bounds_table
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((10, 1)) + 0.25 * rng.standard_normal((10, 60))  # one strong factor: trace wins
+    ds = prepare(
+        Dataset("factor", X, pd.Index([f"g{j}" for j in range(60)]), pd.Index([f"s{i}" for i in range(10)]), None),
+        scale=True,
+    )
+    run = _quick(ds, k=20, genes=False, bounds="trace,dabe_sdp")
+    for nonneg in (False, True):
+        cert = run.best_fit(nonneg).certificate
+        assert cert["winner"] == "trace" and cert["bounds"][1]["params"]["stopped_at_target"] > 0
+        shown = bounds_table(run, nonneg).display.set_index("bound")["upper bound on OPT"]
+        assert shown["dabe_sdp"].endswith("(stopped where it could not go below the bounds before it)")
+        assert "stopped" not in shown["trace"]
+
+
 def test_a_report_cites_its_own_data_set_and_no_other():
     run = _quick(certpca.load("khan"), k=10, genes=False)
     refs = " ".join(run.references)
