@@ -96,21 +96,27 @@ MAX_SAMPLES = 1000
 MAX_DENSE_DIM = 600
 
 
-def _roots(x: np.ndarray, c2: np.ndarray, rho: float) -> np.ndarray:
-    """Positive roots λ of Σ_j x_j c2_j/(λ + ρx_j) = 1, one per column of c2 (Newton from 0)."""
-    lam = np.zeros(c2.shape[1])
+def _roots(x: np.ndarray, c2: np.ndarray, rho: float, start: np.ndarray | None = None) -> np.ndarray:
+    """Positive roots λ of g(λ) = Σ_j x_j c2_j/(λ + ρx_j) = 1, one per column of c2 (0 where g(0) ≤ 1).
+
+    Newton's method on 1/g = 1 from ``start`` (≥ 0, e.g. the roots at a nearby X; default 0): 1/g is
+    concave on λ ≥ 0 (g·g″ ≥ 2g′² by Cauchy–Schwarz), so a step from above the root lands below it,
+    and from below the iterates increase to it without passing it: h_i is approached from below.
+    """
+    lam = np.zeros(c2.shape[1]) if start is None else start
     xc = x[:, None] * c2
     rx = (rho * x)[:, None]
     for _ in range(NEWTON_STEPS):
         den = lam[None, :] + rx
         den = np.where(den > 0, den, TINY)
-        phi = np.sum(xc / den, axis=0) - 1.0
-        dphi = -np.sum(xc / den**2, axis=0)
-        step = phi / np.where(dphi < 0, dphi, -TINY)
-        lam = lam - step
-        if np.all(np.abs(step) <= NEWTON_RTOL * np.maximum(lam, TINY)):
+        g = np.sum(xc / den, axis=0)
+        slope = np.sum(xc / den**2, axis=0)  # −g′
+        new = np.maximum(lam + g * (g - 1.0) / np.maximum(slope, TINY), 0.0)
+        settled = np.all(np.abs(new - lam) <= NEWTON_RTOL * np.maximum(new, TINY))
+        lam = new
+        if settled:
             break
-    return np.maximum(lam, 0.0)
+    return lam
 
 
 class _Iterate:
@@ -155,6 +161,7 @@ class _Sample:
         self.act = np.flatnonzero(asq > rho)
         self.Fa = F[:, self.act]
         self.r = F.shape[0]
+        self.lam = None  # the roots of the last primal evaluation: the next one starts from them
 
     def primal(self, X: _Iterate):
         """(ψ(X'), unit y_i as columns) at X' = (1 − MIX)X + MIX·I/r.
@@ -169,7 +176,7 @@ class _Sample:
         c = Q.T @ self.Fa
         rest = self.Fa - Q @ c
         x = np.append(top, floor)
-        lam = _roots(x, np.vstack([c * c, np.einsum("ij,ij->j", rest, rest)]), self.rho)
+        lam = self.lam = _roots(x, np.vstack([c * c, np.einsum("ij,ij->j", rest, rest)]), self.rho, self.lam)
         y = Q @ ((top[:, None] / (lam[None, :] + self.rho * top[:, None])) * c) + rest * (
             floor / (lam + self.rho * floor)
         )
