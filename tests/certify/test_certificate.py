@@ -305,7 +305,7 @@ def test_the_exact_search_first_runs_before_the_sdps_and_settles_lrs_k10():
     from certpca.solvers import solve
 
     names = ["trace", "dabe", "dspca_sdp", "exact"]  # cheapest first, as certify_vector sorts them
-    assert _schedule(names) == [("trace", None), ("dabe", None), ("exact", 1.0), ("dspca_sdp", None), ("exact", None)]
+    assert _schedule(names) == [("trace", None), ("dabe", None), ("exact", 2.0), ("dspca_sdp", None), ("exact", None)]
     assert _schedule(["trace", "exact"]) == [("trace", None), ("exact", None)]  # nothing costlier before it
     P = datasets.load("lrs").problem()
     w = solve(P, 10).weights
