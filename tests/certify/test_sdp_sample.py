@@ -80,7 +80,8 @@ def test_no_dual_point_goes_below_the_primal_value_at_its_rho():
 
 def test_the_roots_are_the_terms_h_i_approached_from_below_from_any_start():
     """h = λmax(diag(−ρx) + zzᵀ)₊ with z = √x·c (the i-th term of ψ at X = Q diag(x) Qᵀ) is the root of
-    Σ_j x_j c_j²/(λ + ρx_j) = 1: from 0, from above the root and from below, never above it."""
+    Σ_j x_j c_j²/(λ + ρx_j) = 1: from 0, from above the root (far, and within the tolerance) and from
+    below, never above it."""
     rng = np.random.default_rng(24)
     for _ in range(200):
         m, n = int(rng.integers(1, 30)), 12
@@ -90,7 +91,7 @@ def test_the_roots_are_the_terms_h_i_approached_from_below_from_any_start():
         rho = float(rng.uniform(0.01, 30.0))
         z = np.sqrt(x)[:, None] * np.sqrt(c2)
         h = np.array([max(np.linalg.eigvalsh(np.diag(-rho * x) + np.outer(zi, zi))[-1], 0.0) for zi in z.T])
-        for start in (None, 2.0 * h + 1.0, 0.5 * h):
+        for start in (None, 2.0 * h + 1.0, h * (1 + 1e-10) + 1e-300, 0.5 * h):
             lam = sdp._roots(x, c2, rho, start)
             assert np.all(lam <= h * (1 + 1e-12) + 1e-300)
             np.testing.assert_allclose(lam, h, rtol=1e-8, atol=1e-12 * rho)
