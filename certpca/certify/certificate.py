@@ -233,7 +233,7 @@ def certify_vector(
     reuse : {name: Bound}, optional — bounds already computed for this problem and k
         (for w ≥ 0 only a ``sign_free`` bound of the plain problem): used as they
         are instead of being computed again, in their place in the list, unless one
-        stopped at another certificate's target.
+        stopped at a target below this certificate's best bound so far.
     time_limits : {name: seconds}, optional — time limits of named bounds with a time
         option (at most what the budget leaves them); the others get their share of the
         budget, or their own default.
@@ -280,9 +280,8 @@ def certify_vector(
                 continue
             if name in first_runs and done[first_runs[name]].params.get("proven"):
                 continue  # its first run settled it
-            # costs nothing, so used even when the budget is spent; but a bound that stopped at another
-            # certificate's best (BoundSpec.target_option) is computed again against this one's
-            if reuse and name in reuse and not reuse[name].params.get("stopped_at_target"):
+            if reuse and name in reuse and _reusable(reuse[name], upper):  # costs nothing: used even when
+                # the budget is spent
                 if probe is not None:
                     continue  # used once, at its own place
                 done.append(reuse[name])
@@ -317,6 +316,8 @@ def certify_vector(
             except (NotApplicable, TooLarge) as exc:
                 skip(name, str(exc))
                 continue
+            if spec.target_option in kw:
+                b.params["target"] = float(upper)
             if not np.isfinite(b.value):
                 skip(name, f"not finite ({b.value}) after mapping back to the original scale")
                 continue
@@ -344,6 +345,13 @@ def certify_vector(
         tol=tol,
         skipped=skipped,
     )
+
+
+def _reusable(b: Bound, upper: float) -> bool:
+    """Whether a bound computed for another certificate stands in one whose best bound so far is ``upper``:
+    not when it stopped at a target below ``upper`` (BoundSpec.target_option), where run again it might
+    have gone on below ``upper``."""
+    return not b.params.get("stopped_at_target") or b.params.get("target", -np.inf) >= upper
 
 
 def _schedule(names: list[str]) -> list[tuple[str, float | None]]:

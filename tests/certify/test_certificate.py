@@ -285,16 +285,23 @@ def test_a_bound_that_cannot_win_stops_early_and_changes_nothing(monkeypatch):
     assert "; stopped where it could not go below" in str(c) and "stopped" not in str(full)
 
 
-def test_a_reused_bound_that_stopped_at_another_certificates_target_is_computed_again():
+def test_a_reused_bound_that_stopped_below_this_certificates_best_is_computed_again():
+    import dataclasses
+
     from certpca.certify.sdp_sample import dabe_sdp_bound
 
     P = Problem.from_data(np.random.default_rng(32).standard_normal((8, 40)))
     w = np.r_[np.ones(3), np.zeros(37)]
     kept, stopped = dabe_sdp_bound(P, 3), dabe_sdp_bound(P, 3, target=0.0)
     assert kept.params["stopped_at_target"] == 0 < stopped.params["stopped_at_target"]
-    for given, reused in ((kept, True), (stopped, False)):
+    lam1 = certify_vector(P, w, 3, True, bounds="lambda1").upper_bound  # the best bound before dabe_sdp
+    above = dataclasses.replace(stopped, params={**stopped.params, "target": lam1})  # stopped at λ1's value
+    below = dataclasses.replace(stopped, params={**stopped.params, "target": 0.999 * lam1})
+    for given, reused in ((kept, True), (stopped, False), (above, True), (below, False)):
         c = certify_vector(P, w, 3, True, bounds="lambda1,dabe_sdp", reuse={"dabe_sdp": given})
         assert (c.bounds[1] is given) is reused
+    computed = certify_vector(P, w, 3, False, bounds="lambda1,dabe_sdp").bounds[1]
+    assert computed.params["target"] == lam1  # the target it was given, on the original scale
 
 
 def test_the_exact_search_first_runs_before_the_sdps_and_settles_lrs_k10():
