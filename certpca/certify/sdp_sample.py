@@ -316,7 +316,8 @@ def dabe_sdp_bound(
     within ``time_limit`` seconds.  Every evaluated dual point is a valid bound; the smallest is kept.
     ``target`` (a certificate's best bound so far) ends a refining search at a ρ as soon as the
     relaxation's value there is seen to reach it (``params["stopped_at_target"]`` counts those
-    searches): the bound then returned is weaker, never invalid.  The coarse pass's searches start
+    searches): the bound then returned is weaker, never invalid; ``params["time_limit_reached"]``
+    says whether ``time_limit`` cut the search short.  The coarse pass's searches start
     each from the last one's iterate, and cutting them short left the later ones worse started
     (leukemia log2 signed k = 50: 1.0279 × the vector's value against 1.0201), so they run in full,
     except that until one has, a ρ already out of reach from the starting point is passed over.
@@ -370,6 +371,7 @@ def dabe_sdp_bound(
                 results[rho] = (b, Xn)
     best_rho = min(results, key=lambda p: results[p][0])
     value = results[best_rho][0]
+    out_of_time = time.perf_counter() > deadline  # some search was cut short, or one was never run
     return Bound(
         value,
         "dabe_sdp",
@@ -380,6 +382,7 @@ def dabe_sdp_bound(
             "active_features": int(np.sum(asq > best_rho)),
             "samples": r,
             "stopped_at_target": stopped,
+            "time_limit_reached": out_of_time,
         },
         0.0,
         "kρ + λmax(ΣY_i) for feasible Y_i from the Frank–Wolfe directions (rounding shifts τ_i, "

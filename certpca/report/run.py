@@ -321,15 +321,16 @@ def _time_limits(plan: Plan) -> dict[str, float]:
 
 
 def _time_notes(cert: Certificate, names: list[str], time_limit: float | None, nonneg: bool) -> list[str]:
-    """A note when the certificate computed the sample-space SDP itself (``names``): it may have
-    stopped at ``time_limit`` before converging."""
-    timed = [b.name for b in cert.bounds if b.name == SDP_BOUND and b.name in names]
+    """A note when the certificate computed the sample-space SDP itself (``names``) and it stopped at
+    ``time_limit`` before converging."""
+    timed = [
+        b.name for b in cert.bounds if b.name == SDP_BOUND and b.name in names and b.params.get("time_limit_reached")
+    ]
     if time_limit is None or not timed:
         return []
     return [
-        f"certificate at k{_suffix(nonneg, ' (nonnegative)')}: {', '.join(timed)} had a time limit of "
-        f"{time_limit:g} s (--time-limit) and may have stopped before converging; a larger limit can "
-        "tighten the bound"
+        f"certificate at k{_suffix(nonneg, ' (nonnegative)')}: {', '.join(timed)} reached its time limit of "
+        f"{time_limit:g} s (--time-limit) before converging; a larger limit can tighten the bound"
     ]
 
 

@@ -48,10 +48,14 @@ def test_the_sdp_time_limit_is_stated_and_sign_free_bounds_are_shared():
             assert b == shared[b["name"]]
     stated = [n for n in run.notes if "time limit" in n]
     assert stated == [
-        "certificate at k: dabe_sdp had a time limit of 0 s (--time-limit) and may have stopped before "
-        "converging; a larger limit can tighten the bound"
+        "certificate at k: dabe_sdp reached its time limit of 0 s (--time-limit) before converging; a larger "
+        "limit can tighten the bound"
     ]  # the nonnegative certificate reused it: no note of its own
-    assert "dabe_sdp had a time limit of 0 s" in render(run)
+    assert "dabe_sdp reached its time limit of 0 s" in render(run)
+    # a limit the bound did not reach is not mentioned
+    roomy = _quick(ds, k=3, genes=False, bounds="lambda1,dabe,threshold,dabe_sdp", time_limit=600.0)
+    assert not roomy.best_fit(False).certificate["bounds"][-1]["params"]["time_limit_reached"]
+    assert not [n for n in roomy.notes if "time limit" in n]
 
 
 def test_the_report_says_which_bound_stopped_where_it_could_not_win():
