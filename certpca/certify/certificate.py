@@ -280,8 +280,8 @@ def certify_vector(
                 continue
             if name in first_runs and done[first_runs[name]].params.get("proven"):
                 continue  # its first run settled it
-            if reuse and name in reuse and _reusable(reuse[name], upper):  # costs nothing: used even when
-                # the budget is spent
+            # a reused bound costs nothing: used even when the budget is spent
+            if reuse and name in reuse and _reusable(reuse[name], upper):
                 if probe is not None:
                     continue  # used once, at its own place
                 done.append(reuse[name])

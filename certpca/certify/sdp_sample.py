@@ -346,10 +346,10 @@ def dabe_sdp_bound(
         if not np.any(asq > rho):
             continue
         S = _Sample(F, asq, rho)
-        b, X, _, it, passed = _frank_wolfe(S, X, coarse_iters, k, F, asq, ferr, deadline, reach, only_at_start=True)
-        if not passed:
+        b, X, _, it, at_target = _frank_wolfe(S, X, coarse_iters, k, F, asq, ferr, deadline, reach, only_at_start=True)
+        if not at_target:
             reach = math.inf
-        stopped += passed
+        stopped += at_target
         iters_total += it
         results[rho] = (b, X)
     if not results:
@@ -364,8 +364,8 @@ def dabe_sdp_bound(
             if time.perf_counter() > deadline:
                 break
             S = _Sample(F, asq, rho)
-            b, Xn, _, it, hopeless = _frank_wolfe(S, X0, fine_iters, k, F, asq, ferr, deadline, target)
-            stopped += hopeless
+            b, Xn, _, it, at_target = _frank_wolfe(S, X0, fine_iters, k, F, asq, ferr, deadline, target)
+            stopped += at_target
             iters_total += it
             if rho not in results or b < results[rho][0]:
                 results[rho] = (b, Xn)
