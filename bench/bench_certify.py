@@ -3,7 +3,7 @@
 For each data set, preprocessing, k and sign constraint: certpca's best vector
 (the best of EM, thresholding and, where the exact search is a default bound, the rank-2
 spannogram), then the default certificate
-(:func:`certpca.certify.certify_vector`, every applicable bound, cheapest first,
+(:func:`certpca.certification.certify_vector`, every applicable bound, cheapest first,
 within its 60 s budget).  "today" is the minimum over the bounds of the default
 certificate before the wide-data families (``threshold``, ``dabe_sdp``; the exact
 search only up to D = 20) — computed in the same certificate; "new" is the
@@ -27,8 +27,8 @@ from threadpoolctl import threadpool_limits
 
 import certpca
 from certpca import datasets
-from certpca.certify import certify_vector
-from certpca.certify.exact import DEFAULT_MAX_DIM as EXACT_DEFAULT_MAX_DIM
+from certpca.certification import certify_vector
+from certpca.certification.exact import DEFAULT_MAX_DIM as EXACT_DEFAULT_MAX_DIM
 from certpca.solvers import solve
 
 NEW = ("threshold", "dabe_sdp")

@@ -197,7 +197,7 @@ def main(argv=None):
 
         from threadpoolctl import threadpool_limits
 
-        from certpca.certify import certify_vector
+        from certpca.certification import certify_vector
         from certpca.io import load
         from certpca.solvers import solve
 

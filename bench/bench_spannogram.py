@@ -6,7 +6,7 @@ nonnegative PCA: wall time of :func:`certpca.solvers.spannogram.spannogram`
 the candidate supports found by the pruned angular sweep, value/λ₁ of the
 returned vector on the full C, opt_d/λ₁ of the rank-d surrogate, and the
 data-dependent bound of Asteris et al. (ICML 2014, Sec. 2.1) as the certify
-layer computes it (:func:`certpca.certify.spannogram_bound`, with its margins;
+layer computes it (:func:`certpca.certification.spannogram_bound`, with its margins;
 not timed).  Also the d = 3
 deterministic grid net (ε = 0.05) and, with ``--d3-exact``, exact d = 3; with
 ``--before REV`` also exact d = 3 through the Alg. 2 enumeration
@@ -36,7 +36,7 @@ from common import publish
 
 import certpca.solvers.spannogram as spannogram_package
 from certpca import datasets
-from certpca.certify import NotApplicable, spannogram_bound
+from certpca.certification import NotApplicable, spannogram_bound
 from certpca.solvers.spannogram import spannogram
 
 VERTICES = "certpca/solvers/spannogram/vertices.py"

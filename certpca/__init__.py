@@ -1,9 +1,9 @@
 """certpca: sparse and nonnegative sparse PCA with certificates of optimality.
 
-The public API: :func:`fit`, :func:`certify`, :func:`path`, :func:`report`,
-:func:`load` and the results they return; :class:`SparsePCA` for scikit-learn
-pipelines.  ``certpca.certify`` and ``certpca.report`` are also the subpackages
-of those names (calling one calls its function).
+The public API: the functions :func:`fit`, :func:`certify`, :func:`path`,
+:func:`report`, :func:`load` and the results they return; :class:`SparsePCA` for
+scikit-learn pipelines.  The layers below have names of their own
+(``certpca.certification``, ``certpca.reporting``, ...).
 
 Names load on first use (PEP 562 ``__getattr__``): ``import certpca`` stays
 instant, and the command line can catch Ctrl-C while numpy, scipy and cvxpy load.
@@ -17,22 +17,25 @@ from typing import TYPE_CHECKING
 from .version import __version__
 
 if TYPE_CHECKING:
-    from . import certify, datasets, report
-    from .api import fit, path
-    from .certify import Certificate
+    from . import datasets
+    from .api import certify, fit, path
+    from .certification import Certificate
     from .data import Dataset
     from .errors import ConvergenceWarning, InputError
     from .estimator import SparsePCA
     from .io import load
     from .problem import Problem
+    from .reporting.write import report
     from .results import Component, Fit
 
 #: public name -> the module that defines it
 _HOMES = {
     "fit": "api",
+    "certify": "api",
+    "report": "reporting.write",
     "path": "api",
     "load": "io",
-    "Certificate": "certify",
+    "Certificate": "certification",
     "Dataset": "data",
     "Problem": "problem",
     "Fit": "results",
@@ -41,7 +44,7 @@ _HOMES = {
     "ConvergenceWarning": "errors",
     "SparsePCA": "estimator",
 }
-_SUBPACKAGES = ("certify", "report", "datasets")
+_SUBPACKAGES = ("datasets",)
 
 
 def __getattr__(name: str):

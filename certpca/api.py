@@ -1,14 +1,18 @@
-"""The public functions of certpca: fit, path (certify and report are their subpackages, callable)."""
+"""The public functions of certpca: fit, certify, path (report is :func:`certpca.reporting.write.report`)."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from . import components, paths, validation
+from .certification import Certificate, certify_components, certify_vector
 from .data import Dataset, read_annotation, with_annotation
 from .data.chunked import ChunkedData, is_dask_array
 from .data.convert import is_anndata
+from .errors import InputError
 from .io import load
 from .problem import Problem
-from .results import Fit
+from .results import Component, Fit
 
 
 def _problem(data, client=None) -> tuple[Problem, dict]:
@@ -116,3 +120,41 @@ def path(
         **options,
     )
     return paths.path_table(problem, comps, bounds=bounds, budget=budget)
+
+
+def certify(
+    obj,
+    *,
+    problem=None,
+    k: int | None = None,
+    nonneg: bool | None = None,
+    bounds=None,
+    budget: float | None = None,
+    tol: float = 1e-6,
+) -> Certificate:
+    """Certificate for a Fit's first component, a Component, or a loading vector.
+
+    A Fit carries its problem, k and sign constraint: every component is certified on the
+    problem it solved (:func:`certify_components`; ``budget`` is per component) and
+    ``fit.certificates`` holds them all (None for an all-zero component), so
+    ``fit.summary()`` shows them; the first is returned.  A Component or a vector needs
+    ``problem``; k defaults to its cardinality.
+    """
+    if isinstance(obj, Fit):
+        obj.certificates = certify_components(obj, bounds=bounds, budget=budget, tol=tol)
+        first = obj.certificates[0]
+        if first is None:
+            raise InputError.bad_argument("fit", "has an all-zero first component; there is nothing to certify")
+        return first
+    if isinstance(obj, Component):
+        k = obj.k if k is None else k
+        nonneg = obj.nonneg if nonneg is None else nonneg
+        w = obj.weights
+    else:
+        w = np.asarray(getattr(obj, "to_numpy", lambda: obj)(), dtype=float)
+    if problem is None:
+        raise InputError.bad_argument(
+            "problem", "is required to certify a Component or a vector: pass the certpca.Problem it belongs to"
+        )
+    k = int(np.count_nonzero(w)) if k is None else k
+    return certify_vector(problem, w, k, bool(nonneg), bounds=bounds, budget=budget, tol=tol)

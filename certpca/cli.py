@@ -21,8 +21,8 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from . import api
-from .certify import REGISTRY as BOUNDS
-from .certify import certify, certify_vector, parse_bounds
+from .certification import REGISTRY as BOUNDS
+from .certification import certify_vector, parse_bounds
 from .data.advice import preprocessing_advice
 from .data.annotation import COLUMNS as ANNOTATION_COLUMNS
 from .data.annotation import label as feature_label
@@ -31,8 +31,8 @@ from .datasets import table as datasets_table
 from .errors import InputError
 from .io import Outputs
 from .paths import fit_path, path_table
-from .report.commands import add_commands as add_report_commands
-from .report.commands import load_data
+from .reporting.commands import add_commands as add_report_commands
+from .reporting.commands import load_data
 from .reproduce import add_commands as add_reproduce_commands
 from .solvers import REGISTRY as SOLVERS
 from .solvers import solve
@@ -331,7 +331,7 @@ def _cmd_fit(args) -> int:
         min_angle=args.min_angle,
     )
     if args.certify:
-        certify(fit, bounds=bounds, budget=args.budget)
+        api.certify(fit, bounds=bounds, budget=args.budget)
     with outputs.writing():
         if args.out is not None:
             loadings = fit.rotation if fit.annotation is None else fit.rotation.join(fit.annotation)

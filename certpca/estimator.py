@@ -10,7 +10,7 @@ arguments; ``fit`` validates the data with scikit-learn's own helpers and sets
 the fitted attributes (names ending in ``_``); ``transform`` refuses to run before
 ``fit``.  The arithmetic is certpca's: the components come from
 :func:`certpca.components.fit_components` on the covariance of the centred data,
-each with a certificate of optimality from :func:`certpca.certify.certify_vector`.
+each with a certificate of optimality from :func:`certpca.certification.certify_vector`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from .certify import certify_components
+from .certification import certify_components
 from .components import DEFLATIONS, fit_components
 from .errors import InputError
 from .problem import Problem
@@ -64,7 +64,7 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     certificates_ : one :class:`certpca.Certificate` per component (None without
         ``certify``, or for an all-zero component): the value and a proven upper
         bound on the best value possible on the problem the component solved
-        (:func:`certpca.certify.certify_components`): C deflated by the earlier
+        (:func:`certpca.certification.certify_components`): C deflated by the earlier
         components (projection, and quasi and joint read the same way), or C
         restricted to the features they left (disjoint).
     fit_ : the :class:`certpca.Fit`, with its ``summary()``.

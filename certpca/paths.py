@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .certify import certify_vector
+from .certification import certify_vector
 from .problem import Problem
 from .results import Component
 from .solvers import get, solve

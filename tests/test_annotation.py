@@ -10,8 +10,8 @@ import certpca
 from certpca.cli import main
 from certpca.data import read_annotation, with_annotation
 from certpca.errors import InputError
-from certpca.report import compute_run, render
-from certpca.report.tables import features_table
+from certpca.reporting import compute_run, render
+from certpca.reporting.tables import features_table
 
 SYMBOLS = {"GENE1": "FCGRT", "GENE2": "MYL4", "GENE10": "CD99"}  # made-up ids → symbols for the tests only
 

@@ -1,22 +1,49 @@
 """The public namespace: what `import certpca` offers and what it keeps to itself."""
 
+import importlib
+import inspect
 import subprocess
 import sys
+
+import pytest
 
 import certpca
 
 
-def test_certify_and_report_are_subpackages_and_callable(tmp_path):
-    import certpca.certify as certify_module
-    import certpca.report as report_module
+def test_certify_and_report_are_plain_functions(tmp_path):
+    """The public entry points are functions with their real signatures, not callable modules."""
 
-    assert certify_module.__name__ == "certpca.certify" and certpca.certify is certify_module
-    assert report_module.__name__ == "certpca.report" and certpca.report is report_module
+    for function in (certpca.fit, certpca.certify, certpca.path, certpca.report):
+        assert inspect.isfunction(function), function
+    assert list(inspect.signature(certpca.certify).parameters)[0] == "obj"
+    assert list(inspect.signature(certpca.report).parameters)[:2] == ["data", "k"]
+    importlib.import_module("certpca.certification.exact")  # importing the layers below shadows nothing
+    importlib.import_module("certpca.reporting.html")
+    assert inspect.isfunction(certpca.certify) and inspect.isfunction(certpca.report)
     fit = certpca.fit("pitprops", 4)
     assert certpca.certify(fit).optimal
     run = certpca.report("pitprops", k=4, output=tmp_path / "p.html", path="1:13:4", nonneg_modes=(True,))
     assert (tmp_path / "p.html").read_text().startswith("<!DOCTYPE html>")
     assert run["settings"]["k"] == 4 and sorted(p.name for p in tmp_path.iterdir()) == ["p.html"]
+
+
+def test_a_user_script_type_checks(tmp_path):
+    """The package ships py.typed, so mypy checks a user's calls against the real signatures."""
+    api = pytest.importorskip("mypy.api")
+    script = tmp_path / "use.py"
+    script.write_text(
+        "import certpca\n"
+        "fit = certpca.fit('pitprops', 4, nonneg=True)\n"
+        "cert = certpca.certify(fit)\n"
+        "print(cert.certified_fraction, cert.upper_bound, fit.rotation)\n"
+        "certpca.report('pitprops', k=4, output='p.html')\n"
+    )
+    out, err, status = api.run([str(script), "--no-incremental", "--cache-dir", str(tmp_path / "cache")])
+    assert status == 0, out + err
+    bad = tmp_path / "bad.py"
+    bad.write_text("import certpca\ncertpca.certify(1, problem=None, budget='soon')\n")
+    out, _, status = api.run([str(bad), "--no-incremental", "--cache-dir", str(tmp_path / "cache")])
+    assert status == 1 and "budget" in out, out
 
 
 def test_the_namespace_holds_only_the_public_api():

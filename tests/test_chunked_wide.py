@@ -10,7 +10,7 @@ import scipy.sparse as sp
 import certpca
 from certpca import dask_factor
 from certpca import problem as problem_module
-from certpca.certify import certify_components
+from certpca.certification import certify_components
 from certpca.cli import main
 from certpca.dask_factor import DaskFactor
 from certpca.data import chunked as chunked_module

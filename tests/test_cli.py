@@ -27,7 +27,7 @@ def test_fit_bundled_leukemia_prints_summary(capsys):
 
 def test_fit_certifies_every_component_and_writes_scores(capsys, tmp_path):
     """Each component's certificate is of the problem it solved (checked against brute force in
-    tests/certify/test_components.py); the scores file is the prepared data times the loadings."""
+    tests/certification/test_components.py); the scores file is the prepared data times the loadings."""
     scores, loadings = tmp_path / "scores.csv", tmp_path / "loadings.csv"
     argv = ["fit", "lrs", "--k", "5", "--components", "3", "--bounds", "lambda1,dabe"]
     code, out, err = run(capsys, *argv, "--scores", str(scores), "--out", str(loadings))

@@ -38,7 +38,7 @@ CHECK = textwrap.dedent("""
     for name in sys.argv[2].split(","):  # the source tree's modules, each importable here
         module = importlib.import_module(name)
         assert Path(module.__file__).resolve().is_relative_to(target), module.__file__
-    from certpca.report.html import render  # noqa: F401  (loads templates from the package)
+    from certpca.reporting.html import render  # noqa: F401  (loads templates from the package)
     templates = Path(certpca.__file__).parent / "_templates"
     assert (templates / "report.html.j2").is_file(), list(templates.iterdir())
     print(folder)

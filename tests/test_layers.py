@@ -23,16 +23,15 @@ LAYERS: list[tuple[str, ...]] = [
         "certpca.version",
         "certpca.validation",
         "certpca.text",
-        "certpca.callable_module",
     ),
     ("certpca.problem", "certpca.sparse_factor", "certpca.dask_factor"),
     ("certpca.results", "certpca.data", "certpca.datasets"),
     ("certpca.io",),
     ("certpca.solvers",),
-    ("certpca.certify",),
+    ("certpca.certification",),
     ("certpca.components", "certpca.paths"),
     ("certpca.evaluate", "certpca._secular", "certpca._lloyd"),  # its compiled kernels
-    ("certpca.report", "certpca.reproduce"),
+    ("certpca.reporting", "certpca.reproduce"),
     ("certpca.api", "certpca.estimator", "certpca"),  # the public API and the package's __init__
     ("certpca.cli", "certpca.__main__"),
 ]
@@ -153,7 +152,7 @@ def test_imports_inside_functions_say_why():
     "source, expected",
     [
         ("from certpca.cli import main\n", "upward"),
-        ("import certpca.report.html\n", "upward"),
+        ("import certpca.reporting.html\n", "upward"),
     ],
 )
 def test_the_check_catches_an_upward_import(tmp_path, monkeypatch, source, expected):

@@ -121,7 +121,7 @@ def test_top_pairs_before_the_full_gram_spectrum_equal_numpys(sparse):
 
 def test_a_large_factor_is_scaled_in_place_exactly_and_restored(monkeypatch):
     from certpca import problem as problem_module
-    from certpca.certify import certify_vector
+    from certpca.certification import certify_vector
 
     rng = np.random.default_rng(1)
     X = rng.standard_normal((6, 40)) * 1e3
@@ -145,7 +145,7 @@ def test_a_large_factor_is_scaled_in_place_exactly_and_restored(monkeypatch):
 
 
 def test_a_scaled_problem_shares_the_memo_of_its_exponent(monkeypatch):
-    from certpca.certify import certify_vector, duals
+    from certpca.certification import certify_vector, duals
 
     X = np.random.default_rng(2).standard_normal((8, 30)) * 1e5  # a certificate rescales it by 2^-e, e ≠ 0
     P = Problem.from_data(X - X.mean(axis=0))

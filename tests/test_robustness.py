@@ -15,7 +15,7 @@ import certpca
 from certpca.cli import main
 from certpca.data import Dataset, clustering_classes, prepare
 from certpca.data.advice import orientation_warning
-from certpca.report import compute_run
+from certpca.reporting import compute_run
 
 
 @pytest.fixture()

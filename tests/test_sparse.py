@@ -8,7 +8,7 @@ import scipy.sparse as sp
 import certpca
 from certpca import problem as problem_module
 from certpca import sparse_factor
-from certpca.certify import gershgorin_bound
+from certpca.certification import gershgorin_bound
 from certpca.data import Dataset, prepare
 from certpca.errors import InputError
 from certpca.problem import Problem

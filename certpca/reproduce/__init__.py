@@ -1,15 +1,15 @@
 """``certpca reproduce``: the published figures, rerun on the bundled data, beside the published numbers.
 
 Each experiment is a function ``(settings) -> Result``: a matplotlib figure, its
-tables (:class:`certpca.report.tables.Table`, written as Markdown, LaTeX and CSV),
+tables (:class:`certpca.reporting.tables.Table`, written as Markdown, LaTeX and CSV),
 a *published vs ours* table and plain-language notes on where we differ and why.
 :func:`reproduce` runs the chosen experiments and writes, under ``out``::
 
     NAME/figure.svg  NAME/figure.png  NAME/*.md|tex|csv   index.html
 
 ``quick`` runs a reduced grid (CI); every random choice comes from ``seed``.
-Figures reuse :mod:`certpca.report.plots` (deterministic SVG); tables reuse
-:mod:`certpca.report.tables`.
+Figures reuse :mod:`certpca.reporting.plots` (deterministic SVG); tables reuse
+:mod:`certpca.reporting.tables`.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ import sys
 import time
 from pathlib import Path
 
-from certpca.report.plots import STYLE, to_svg
-from certpca.report.tables import write_tables
+from certpca.reporting.plots import STYLE, to_svg
+from certpca.reporting.tables import write_tables
 
 from ..errors import InputError
 from ..version import __version__

@@ -7,8 +7,8 @@ import warnings
 import numpy as np
 
 from certpca import datasets
-from certpca.certify import certify_vector, spannogram_bound
-from certpca.report.plots import PALETTE
+from certpca.certification import certify_vector, spannogram_bound
+from certpca.reporting.plots import PALETTE
 
 from .common import PAPERS, Result, Settings, figure, path_values, pct, quiet, table
 

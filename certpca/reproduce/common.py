@@ -11,8 +11,8 @@ import pandas as pd
 
 from certpca.messages import quiet
 from certpca.paths import fit_path
-from certpca.report.plots import STYLE, mpl
-from certpca.report.tables import Table, fmt
+from certpca.reporting.plots import STYLE, mpl
+from certpca.reporting.tables import Table, fmt
 
 PAPERS = {
     "sigg2008": "Sigg, C. D. & Buhmann, J. M. (2008). Expectation-maximization for sparse and non-negative PCA. ICML.",

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from certpca.problem import Problem
-from certpca.report.plots import PALETTE
+from certpca.reporting.plots import PALETTE
 from certpca.solvers import solve
 
 from .common import PAPERS, Result, Settings, figure, quiet, sklearn_sparse_pca, table

@@ -10,8 +10,8 @@ import numpy as np
 
 from certpca import datasets
 from certpca.components import fit_components
-from certpca.report.genes import gene_selection_run
-from certpca.report.plots import PALETTE
+from certpca.reporting.genes import gene_selection_run
+from certpca.reporting.plots import PALETTE
 from certpca.solvers import solve
 from certpca.solvers.nspca import nspca_at_cardinality
 

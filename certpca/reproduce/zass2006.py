@@ -9,7 +9,7 @@ import numpy as np
 
 from certpca import datasets
 from certpca.components import fit_components
-from certpca.report.plots import PALETTE
+from certpca.reporting.plots import PALETTE
 
 from .common import PAPERS, Result, Settings, figure, pct, quiet, table
 

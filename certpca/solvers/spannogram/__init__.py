@@ -42,7 +42,7 @@ What is exact and what is not
   (:func:`covering_radius`), not a probabilistic one.
 
 This package computes no upper bound on OPT: the certification layer
-(certpca/certify/lowrank.py) turns ``opt_d``, ``epsilon`` and the spectrum into
+(certpca/certification/lowrank.py) turns ``opt_d``, ``epsilon`` and the spectrum into
 ``OPT ≤ OPT_d + λ_{d+1}`` with its floating-point margins.  Exactness here is up
 to floating point: supports found at nearly coincident critical angles are
 evaluated at the midpoint of each cell, and the pruning keeps curves within a

@@ -1,0 +1,386 @@
+"""Certificates: a feasible vector's value together with valid upper bounds on OPT.
+
+    cert = certify_vector(problem, w, k=10, nonneg=False, bounds=["lambda1", "dabe"])
+    cert.upper_bound, cert.winner, cert.certified_fraction, cert.optimal
+
+Bounds are computed cheapest first (see :data:`certpca.certification.REGISTRY`) within
+a time budget (``DEFAULT_BUDGET`` for the default list); the upper bound is the
+minimum over all of them.
+
+Scale: every bound is computed on the problem rescaled by a power of two
+(:func:`_rescale_exponents`, ``Problem.scaled_by``), which is exact in floating point, so the bounds neither
+overflow nor underflow at extreme scales and are exactly equivariant under
+scalings by powers of two; they are mapped back by the same power.  A bound
+that is not finite after that is discarded with the reason; the value and the
+lower bound come from the original matrix.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from certpca.certification.numerics import Bound, NotApplicable
+from certpca.certification.registry import REGISTRY, default_bounds, parse_bounds
+from certpca.certification.spec import COST_SDP
+from certpca.errors import InputError, TooLarge
+from certpca.results import Summary
+from certpca.validation import check_cardinality, check_float
+
+#: seconds for the default bound list when no budget is given: no new bound starts after
+#: it, and bounds with a time option get what is left (issue 14: ≤ 60 s on leukemia)
+DEFAULT_BUDGET = 60.0
+
+#: the share of the remaining budget given to a bound with a time option
+TIME_OPTION_SHARE = 0.85
+
+
+#: what a certificate says of a bound that stopped at its target (``BoundSpec.target_option``)
+STOPPED_NOTE = "stopped where it could not go below the bounds before it"
+
+
+def _finite(x) -> float | None:
+    x = float(x)
+    return x if np.isfinite(x) else None
+
+
+def _rescale_exponents(problem) -> tuple[int, int]:
+    """(the power of two F or C is multiplied by, the one its bounds are multiplied back by): the largest
+    |F_ij| (or |C_ij|) brought into [0.5, 1).
+
+    Multiplying by a power of two is exact for every entry that stays a normal
+    float, so OPT(C) = 2^e·OPT(C') up to entries that become subnormal; those
+    move C' by at most 2^−1075 per entry of C (or of F, changing C' by at most
+    3·r·D·2^−1075 in spectral norm), which :func:`certify_vector` adds to every
+    bound before mapping it back.
+    """
+    m = problem.largest_entry()
+    if m == 0 or not np.isfinite(m):
+        return 0, 0
+    e = int(np.frexp(m)[1])
+    return -e, 2 * e if problem.uses_factor else e
+
+
+def _subnormal_margin(problem) -> float:
+    """Spectral-norm change of C' from entries made subnormal by the rescaling (:func:`_rescale_exponents`)."""
+    r = max(problem.factor_rows, 1)
+    return 3.0 * r * problem.dim * 2.0**-1074
+
+
+def _scale_back(b: Bound, e: int, sub: float) -> Bound:
+    """The bound on the original problem: (value + subnormal margin)·2^e, feasible values mapped too."""
+    params = dict(b.params) if isinstance(b.params, dict) else {"params": b.params}
+    if e:
+        params["computed_at_scale"] = f"C·2^{-e}"
+        if params.get("feasible_value") is not None:
+            params["feasible_value"] = float(np.ldexp(float(params["feasible_value"]), e))
+    return Bound(float(np.ldexp(b.value + sub, e)), b.name, params, b.seconds, b.validity)
+
+
+@dataclass
+class Certificate:
+    """A feasible value and the best valid upper bound on OPT(k, nonneg).
+
+    ``winner``, the names in ``bounds`` and the keys of ``skipped`` are registry
+    names (:data:`certpca.certification.REGISTRY`).
+    """
+
+    value: float
+    lower_bound: float
+    upper_bound: float
+    winner: str
+    bounds: list
+    k: int
+    nonneg: bool
+    tol: float = 1e-6
+    skipped: dict = field(default_factory=dict)
+
+    @property
+    def certified_fraction(self) -> float:
+        """value / upper bound: the vector achieves at least this fraction of OPT."""
+        return self.value / self.upper_bound if self.upper_bound > 0 else float("nan")
+
+    @property
+    def gap(self) -> float:
+        """upper bound − value (≥ OPT − value)."""
+        return self.upper_bound - self.value
+
+    @property
+    def relative_gap(self) -> float:
+        return self.gap / self.upper_bound if self.upper_bound > 0 else float("nan")
+
+    @property
+    def optimal(self) -> bool:
+        """True when gap / upper bound ≤ tol (both finite): the vector is optimal to that tolerance."""
+        if not (np.isfinite(self.upper_bound) and np.isfinite(self.value)):
+            return False
+        return bool(self.upper_bound > 0 and self.gap <= self.tol * self.upper_bound) or bool(
+            self.upper_bound == 0 and self.value == 0
+        )
+
+    def to_dict(self) -> dict:
+        return {
+            "value": _finite(self.value),
+            "lower_bound": _finite(self.lower_bound),
+            "upper_bound": _finite(self.upper_bound),
+            "winner": self.winner,
+            "certified_fraction": _finite(self.certified_fraction),
+            "gap": _finite(self.gap),
+            "relative_gap": _finite(self.relative_gap),
+            "optimal": self.optimal,
+            "tol": float(self.tol),
+            "k": int(self.k),
+            "nonneg": bool(self.nonneg),
+            "bounds": [b.to_dict() for b in self.bounds],
+            "skipped": dict(self.skipped),
+        }
+
+    def summary(self) -> Summary:
+        """The bounds computed, tightest first, as a table (upper bound, the certified fraction it
+        alone gives, seconds) with the verdict in the notes; ``as_text``, ``as_html``, ``as_latex``."""
+        ranked = sorted(self.bounds, key=lambda b: b.value)
+        table = pd.DataFrame(
+            {
+                "Upper bound": [b.value for b in ranked],
+                "Certified fraction": [self.value / b.value if b.value > 0 else float("nan") for b in ranked],
+                "Seconds": [b.seconds for b in ranked],
+            },
+            index=pd.Index([b.name for b in ranked]),
+        )
+        verdict = "proven optimal" if self.optimal else "not proven optimal"
+        notes = [
+            f"Value {self.value:.6g} <= OPT <= {self.upper_bound:.6g} (bound: {self.winner}); "
+            f"certified {100 * self.certified_fraction:.2f}%, {verdict} (tolerance {self.tol:g})",
+            *(f"{name} skipped: {why}" for name, why in self.skipped.items()),
+            *(f"{b.name} {STOPPED_NOTE}" for b in ranked if b.params.get("stopped_at_target")),
+        ]
+        kind = "nonnegative " if self.nonneg else ""
+        return Summary(
+            f"Certificate for {kind}k = {self.k}", table, notes, by_column=True, heading="Upper bounds on OPT:"
+        )
+
+    def __str__(self) -> str:
+        kind = "nonnegative " if self.nonneg else ""
+        head = (
+            f"Certificate ({kind}k={self.k}): value {self.value:.6g} ≤ OPT ≤ {self.upper_bound:.6g} "
+            f"[{self.winner}]; certified {100 * self.certified_fraction:.2f}%, "
+            f"gap {self.gap:.3g}{' — optimal' if self.optimal else ''}"
+        )
+        lines = [head]
+        for b in sorted(self.bounds, key=lambda b: b.value):
+            stopped = f"; {STOPPED_NOTE}" if b.params.get("stopped_at_target") else ""
+            lines.append(f"  {b.name:<11} {b.value:.6g}  ({b.seconds:.2g} s{stopped})")
+        for name, why in self.skipped.items():
+            lines.append(f"  {name:<11} skipped: {why}")
+        return "\n".join(lines)
+
+
+def _validate(problem, w, k, nonneg) -> tuple[np.ndarray, int]:
+    """(w normalised, k) or an InputError naming the parameter at fault."""
+    k = check_cardinality(k, problem.dim)
+    w = np.asarray(w, dtype=float)
+    if w.ndim != 1 or w.shape[0] != problem.dim:
+        raise InputError.bad_argument("w", f"must be a vector of length {problem.dim}, got shape {w.shape}")
+    if not np.all(np.isfinite(w)):
+        raise InputError.bad_argument("w", "has non-finite entries; pass a finite loading vector")
+    nnz = int(np.count_nonzero(w))
+    if nnz == 0:
+        raise InputError.bad_argument("w", "is the zero vector; pass a nonzero loading vector")
+    if nnz > k:
+        raise InputError.bad_argument("w", f"has {nnz} nonzeros but k = {k}; truncate w or raise k")
+    if nonneg and np.any(w < 0):
+        raise InputError.bad_argument(
+            "w", f"has {int(np.sum(w < 0))} negative entries but nonneg=True; flip/clip w or use nonneg=False"
+        )
+    return w / np.linalg.norm(w), k
+
+
+def certify_vector(
+    problem,
+    w,
+    k,
+    nonneg=False,
+    *,
+    bounds=None,
+    budget: float | None = None,
+    tol: float = 1e-6,
+    stop_when_optimal: bool | None = None,
+    reuse: dict[str, Bound] | None = None,
+    time_limits: dict[str, float] | None = None,
+) -> Certificate:
+    """Certify a feasible vector w: its value, the best upper bound on OPT, the gap.
+
+    Parameters
+    ----------
+    problem : Problem
+    w : (D,) array — at most k nonzeros (and ≥ 0 when ``nonneg``); normalised here.
+    k : int
+    nonneg : bool
+    bounds : list of names or "a,b,c", optional — default: every applicable bound
+        (:func:`default_bounds`), computed cheapest first within ``DEFAULT_BUDGET``.
+    budget : float, optional — seconds; no new bound starts after it is spent (the
+        cheapest requested bound always runs, so there is always an upper bound),
+        nor one whose estimated uninterruptible cost (``BoundSpec.estimate``) is more
+        than what is left, and a bound with a time option (``BoundSpec.time_option``)
+        gets 85% of what is left.  A bound with a target option (``BoundSpec.target_option``)
+        is given the smallest bound so far, below which it alone can help.
+    tol : float — ``optimal`` when (upper − value)/upper ≤ tol.
+    stop_when_optimal : bool — stop computing once optimal (default: only for the
+        default bound list).
+    reuse : {name: Bound}, optional — bounds already computed for this problem and k
+        (for w ≥ 0 only a ``sign_free`` bound of the plain problem): used as they
+        are instead of being computed again, in their place in the list, unless one
+        stopped at a target below this certificate's best bound so far.
+    time_limits : {name: seconds}, optional — time limits of named bounds with a time
+        option (at most what the budget leaves them); the others get their share of the
+        budget, or their own default.
+
+    Bounds are computed on the problem rescaled by :func:`_rescale_exponents` and mapped back; a non-finite bound is
+    skipped with its reason.  The lower bound is the vector's value or the value
+    of a feasible vector a bound proposes (its ``weights``, or the top eigenvector
+    of the original C on a sparse pattern's support), recomputed on the original C.
+    Raises InputError for an invalid w, k or bound name.
+    """
+    w, k = _validate(problem, w, k, nonneg)
+    if budget is not None:
+        budget = check_float(budget, "budget", low=0.0)
+    time_limits = {n: check_float(t, "time_limits", low=0.0) for n, t in (time_limits or {}).items()}
+    tol = check_float(tol, "tol", low=0.0)
+    explicit = bounds is not None
+    names = parse_bounds(bounds) if explicit else default_bounds(problem, nonneg)
+    if budget is None and not explicit:
+        budget = DEFAULT_BUDGET
+    if stop_when_optimal is None:
+        stop_when_optimal = not explicit
+    names = sorted(names, key=lambda n: REGISTRY[n].cost)
+    value = problem.variance(w)
+    lower = value
+    shift, e = _rescale_exponents(problem)
+    sub = _subnormal_margin(problem)
+    t0 = time.perf_counter()
+    done: list[Bound] = []
+    skipped: dict[str, str] = {}
+    upper = np.inf
+    # a large factor is scaled in place and restored (Problem.scaled_by): the original is
+    # not used inside, so the lower bounds on it are computed after
+    first_runs: dict[str, int] = {}  # a probed bound's name → where its first run's Bound is in done
+
+    def skip(name: str, reason: str) -> None:
+        if name not in first_runs:  # a first run's bound stands for a full run that is skipped
+            skipped[name] = reason
+
+    with problem.scaled_by(shift) as scaled:
+        for name, probe in _schedule(names):
+            spec = REGISTRY[name]
+            if spec.nonneg_only and not nonneg:
+                skipped[name] = "applies to nonnegative problems only"
+                continue
+            if name in first_runs and done[first_runs[name]].params.get("proven"):
+                continue  # its first run settled it
+            # a reused bound costs nothing: used even when the budget is spent
+            if reuse and name in reuse and _reusable(reuse[name], upper):
+                if probe is not None:
+                    continue  # used once, at its own place
+                done.append(reuse[name])
+                upper = min(upper, reuse[name].value)
+                continue
+            left = None if budget is None else budget - (time.perf_counter() - t0)
+            if left is not None and done and left <= 0:
+                skip(name, f"time budget of {budget:g} s spent")
+                continue
+            if stop_when_optimal and np.isfinite(upper) and upper - value <= tol * upper:
+                skip(name, "already certified optimal")
+                continue
+            if stop_when_optimal and any(b.params.get("proven") for b in done):
+                skip(name, "the optimum is proven (no bound can be lower)")
+                continue
+            if left is not None and done and spec.estimate is not None and spec.estimate(scaled, k) > left:
+                skip(
+                    name,
+                    f"estimated {spec.estimate(scaled, k):.3g} s without a pause, more than the {max(left, 0):.3g} s "
+                    f"left of the {budget:g} s budget",
+                )
+                continue
+            kw: dict[str, object] = {} if spec.support_option is None else {spec.support_option: np.flatnonzero(w)}
+            if spec.time_option is not None and (left is not None or name in time_limits or probe is not None):
+                # a time limit is checked between iterations: leave room for the last one
+                share = np.inf if left is None else max(TIME_OPTION_SHARE * left, 0.0)
+                kw[spec.time_option] = min(share, time_limits.get(name, np.inf), np.inf if probe is None else probe)
+            if spec.target_option is not None and np.isfinite(upper):
+                kw[spec.target_option] = float(np.ldexp(upper, -e))  # on the rescaled problem the bound sees
+            try:
+                b = _scale_back(spec.func(scaled, k, nonneg, **kw), e, sub)
+            except (NotApplicable, TooLarge) as exc:
+                skip(name, str(exc))
+                continue
+            if spec.target_option in kw:
+                b.params["target"] = float(upper)
+            if not np.isfinite(b.value):
+                skip(name, f"not finite ({b.value}) after mapping back to the original scale")
+                continue
+            if name in first_runs:  # the full run after a first one: the better of the two stands
+                i = first_runs[name]
+                done[i] = min(done[i], b, key=lambda x: x.value)
+            else:
+                if probe is not None:
+                    first_runs[name] = len(done)
+                done.append(b)
+            upper = min(upper, b.value)
+    for b in done:
+        lower = max(lower, _feasible_on_original(problem, b, k, nonneg))
+    if not done:
+        raise InputError("no bound could be computed: " + "; ".join(f"{n}: {r}" for n, r in skipped.items()))
+    win = min(done, key=lambda b: b.value)
+    return Certificate(
+        value=value,
+        lower_bound=lower,
+        upper_bound=win.value,
+        winner=win.name,
+        bounds=done,
+        k=k,
+        nonneg=bool(nonneg),
+        tol=tol,
+        skipped=skipped,
+    )
+
+
+def _reusable(b: Bound, upper: float) -> bool:
+    """Whether a bound computed for another certificate stands in one whose best bound so far is ``upper``:
+    not when it stopped at a target below ``upper`` (BoundSpec.target_option), where run again it might
+    have gone on below ``upper``."""
+    return not b.params.get("stopped_at_target") or b.params.get("target", -np.inf) >= upper
+
+
+def _schedule(names: list[str]) -> list[tuple[str, float | None]]:
+    """(name, seconds of a first run or None) in computing order: ``names`` (sorted by cost) with a
+    first run of each bound that has a ``probe`` placed before the first semidefinite program or
+    costlier bound, where one comes before it."""
+    schedule: list[tuple[str, float | None]] = [(n, None) for n in names]
+    for name in names:
+        probe = REGISTRY[name].probe
+        at = next(i for i, (n, _) in enumerate(schedule) if REGISTRY[n].cost >= COST_SDP or n == name)
+        if probe is not None and schedule[at][0] != name:
+            schedule.insert(at, (name, probe))
+    return schedule
+
+
+def _feasible_on_original(problem, b: Bound, k: int, nonneg: bool) -> float:
+    """wᵀCw on the original C of a feasible vector the bound proposes (−inf when none)."""
+    params = b.params if isinstance(b.params, dict) else {}
+    wv = params.get("weights")
+    if wv is None and not nonneg and params.get("support") is not None:
+        S = np.asarray(params["support"], dtype=np.intp)
+        if 0 < len(S) <= k:
+            wv = np.zeros(problem.dim)
+            wv[S] = np.linalg.eigh(problem.submatrix(S))[1][:, -1]
+    if wv is None:
+        return -np.inf
+    wv = np.asarray(wv, dtype=float)
+    n = float(np.linalg.norm(wv))
+    if not np.isfinite(n) or n == 0 or np.count_nonzero(wv) > k or (nonneg and np.any(wv < 0)):
+        return -np.inf
+    v = problem.variance(wv / n)
+    return v if np.isfinite(v) else -np.inf

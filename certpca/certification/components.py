@@ -1,0 +1,80 @@
+"""A certificate for every component of a Fit, each against the problem that component solved.
+
+The first component maximises wᵀCw; later ones solve other problems, fixed by the
+deflation scheme (Sigg & Buhmann 2008):
+
+- ``projection`` (eq. 18), and ``quasi``/``joint`` read the same way: component j
+  against the covariance deflated by components 1..j−1, C_j = (I − w wᵀ) C_{j−1} (I − w wᵀ);
+  its value there is the variance it adds beyond the earlier directions' projections;
+- ``disjoint`` (eq. 19): component j against C restricted to the features no earlier
+  component used.
+
+So "PC2 is certified 97%" means: on the problem PC2 faced, no k-sparse unit vector
+has more than PC2's value / 0.97.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from certpca.certification.certificate import Certificate, certify_vector
+from certpca.problem import Problem
+from certpca.results import Fit
+
+
+def solved_problems(fit: Fit) -> list[tuple[Problem, np.ndarray]]:
+    """(problem, features) per component: the operator it maximised over, and which original
+    feature indices that operator's coordinates are."""
+    problem = fit.problem
+    if not isinstance(problem, Problem):
+        raise TypeError("the Fit carries no problem; fit it with certpca.fit or fit_components")
+    disjoint = fit.options.get("deflation") == "disjoint"
+    out: list[tuple[Problem, np.ndarray]] = []
+    current, free = problem, np.arange(problem.dim)
+    last = len(fit.components) - 1
+    for i, comp in enumerate(fit.components):
+        w = comp.weights
+        if disjoint:
+            out.append((problem.subset(free), free))
+            free = free[w[free] == 0]
+        else:
+            out.append((current, np.arange(problem.dim)))
+            norm = np.linalg.norm(w)
+            if norm > 0 and i < last:  # a deflated factor costs two copies of it: only when another follows
+                current = current.deflate(w / norm)
+    return out
+
+
+def certify_components(
+    fit: Fit,
+    *,
+    bounds=None,
+    budget: float | None = None,
+    tol: float = 1e-6,
+    start: int = 0,
+    time_limits: dict[str, float] | None = None,
+) -> list[Certificate | None]:
+    """One certificate per component (None for a component with no nonzero loading), each from
+    :func:`~certpca.certification.certify_vector` on the problem it solved (:func:`solved_problems`).
+
+    ``bounds``, ``budget``, ``tol`` and ``time_limits`` as for ``certify_vector``; k is the fit's k, capped by
+    the features left.  ``start`` skips the first components (whose certificates the caller
+    already holds); the list then begins with component ``start`` + 1.
+    """
+    k = int(fit.options.get("k", max(c.k for c in fit.components)))
+    nonneg = bool(fit.options.get("nonneg", fit.components[0].nonneg))
+    certificates: list[Certificate | None] = []
+    for comp, (problem, features) in list(zip(fit.components, solved_problems(fit)))[start:]:
+        w = comp.weights[features]
+        if not w.any():
+            certificates.append(None)
+            continue
+        certificates.append(
+            certify_vector(
+                problem, w, min(k, problem.dim), nonneg, bounds=bounds, budget=budget, tol=tol, time_limits=time_limits
+            )
+        )
+    return certificates
+
+
+__all__ = ["certify_components", "solved_problems"]

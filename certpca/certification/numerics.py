@@ -1,0 +1,328 @@
+"""Floating-point safety shared by every bound: margins, shifts, the Bound record.
+
+A bound function evaluates an exact inequality  OPT ≤ f(C, parameters)  in
+float64 and then adds margins that cover the rounding, so the returned number
+is ≥ the exact f and hence ≥ OPT.  The rules (derived in docs/certification.md):
+
+* eigenvalues: LAPACK's symmetric eigensolver is backward stable (λ̂ is an
+  exact eigenvalue of M + E, ‖E‖₂ ≤ p(n)·eps·‖M‖₂); Weyl's inequality turns that
+  into the margin ``WEYL_FACTOR·n·eps·‖M‖_F`` (:func:`lmax_upper`);
+* a matrix formed from a factor F with r rows: Higham's γ_r bound on the
+  products (:func:`gamma`);
+* last, the scalar arithmetic: ``x + REL_MARGIN·|x|`` (:func:`safe`);
+* a possibly indefinite dense C is shifted by s ≥ −λmin(C) (:func:`psd_shift`).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse.linalg
+
+from certpca.results import jsonable
+from certpca.validation import check_cardinality
+
+EPS = float(np.finfo(float).eps)
+
+#: relative margin for the scalar arithmetic after the last eigenvalue (sums, kρ, ...):
+#: far above the few ulps such a short computation can lose
+REL_MARGIN = 1e-10
+
+#: absolute margin added with REL_MARGIN, so a bound of exactly 0 is rounded up too
+TINY = 1e-300
+
+#: p(n) = WEYL_FACTOR·n stands for the growth of LAPACK's backward error of eigh
+#: (‖E‖₂ ≤ p(n)·eps·‖M‖₂); 8n is generous for the Householder tridiagonalisation
+WEYL_FACTOR = 8.0
+
+#: a margin is itself computed in floating point: it is inflated by this relative slack
+MARGIN_SLACK = 1e-6
+
+#: extra rounding steps counted in γ_n (Higham's γ_n uses n; +2 covers a scaling and a sum)
+GAMMA_EXTRA = 2
+
+#: up to this size the full spectrum is cheaper than a subset eigensolver
+FULL_EIGH_MAX = 64
+
+#: from this size a search steers by Lanczos estimates of λmax (:func:`lmax_estimate`) and bounds
+#: only the points it chooses; below it LAPACK's eigenvalues cost less than forming the matrices
+#: (at 500 rows the pattern certificate's search took 3.0 s with estimates, 2.7 s without)
+LANCZOS_MIN = 1000
+
+#: above this dimension a factor problem is never expanded to a D × D array
+DENSE_LIMIT = 3000
+
+#: floating-point operations per second assumed when a bound's cost is estimated before it
+#: starts: a third of what one BLAS thread did on the bench machine (reports/bench/scale.md)
+FLOP_RATE = 1e10
+
+
+class NotApplicable(Exception):
+    """A bound that does not apply to this problem (reason in the message)."""
+
+
+@dataclass(frozen=True)
+class Bound:
+    """One upper bound on OPT(k, nonneg) with its provenance.
+
+    ``value`` is already safe under floating point; ``validity`` says how;
+    ``name`` is the bound's registry name (:data:`certpca.certification.REGISTRY`).
+    """
+
+    value: float
+    name: str
+    params: dict = field(default_factory=dict)
+    seconds: float = 0.0
+    validity: str = ""
+
+    def to_dict(self) -> dict:
+        return {
+            "value": float(self.value),
+            "name": self.name,
+            "params": jsonable(self.params),
+            "seconds": float(self.seconds),
+            "validity": self.validity,
+        }
+
+
+def gamma(n: int) -> float:
+    """Higham's γ_n = n·eps/(1 − n·eps) (Accuracy and Stability, §3.1), with n + GAMMA_EXTRA."""
+    ne = (n + GAMMA_EXTRA) * EPS
+    return ne / (1.0 - ne)
+
+
+def safe(x: float) -> float:
+    """Round a computed bound up by the relative margin (and a tiny absolute one)."""
+    x = float(x)
+    return x + REL_MARGIN * abs(x) + TINY
+
+
+def weyl_margin(n: int, frobenius: float) -> float:
+    """Backward error of LAPACK's eigh on an n × n matrix of Frobenius norm ``frobenius``."""
+    return WEYL_FACTOR * n * EPS * frobenius
+
+
+def lmax_upper(M: np.ndarray, form_err: float = 0.0) -> tuple[float, float]:
+    """Upper bound on λmax of an exact matrix M* with ‖M* − M‖₂ ≤ ``form_err``.
+
+    Returns ``(λ̂max + margin, margin)`` with margin = weyl_margin + form_err
+    (Weyl: |λ(M*) − λ̂(M)| ≤ ‖M* − M‖₂ + ‖E‖₂ with E the backward error of the
+    symmetric eigensolver).
+    """
+    M = np.asarray(M, dtype=float)
+    n = M.shape[0]
+    if n == 0:
+        return 0.0, 0.0
+    if n <= FULL_EIGH_MAX:
+        lam = float(np.linalg.eigvalsh(M)[-1])
+    else:
+        lam = float(scipy.linalg.eigvalsh(M, subset_by_index=[n - 1, n - 1], check_finite=False)[0])
+    margin = weyl_margin(n, float(np.linalg.norm(M))) + form_err * (1.0 + MARGIN_SLACK)
+    return lam + margin, margin
+
+
+def shifted_rank2(A: np.ndarray, lam: np.ndarray, V: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """The shifted rank-2 split A = GᵀG + R (Asteris et al., ICML 2014, Thm. 1, with λ_3 taken out):
+    G (2 × n) has rows √(λ_j − λ_3)·v_jᵀ for the top two eigenpairs, so GᵀG ⪰ 0; ``lam``, ``V`` hold
+    A's top three eigenpairs, ascending.  Returns (G, R symmetrised, the bound on R's forming error for
+    :func:`lmax_upper`): γ_4 per entry of GᵀG relative to |G|ᵀ|G|, whose norm is ≤ its trace ΣG², and
+    one rounding of the subtraction, ≤ eps·(|A_ij| + (|G|ᵀ|G|)_ij)."""
+    G = (V[:, -2:] * np.sqrt(np.maximum(lam[-2:] - lam[-3], 0.0))).T
+    R = A - G.T @ G
+    form = (gamma(4) + EPS) * float(np.sum(G * G)) + EPS * float(np.linalg.norm(A))
+    return G, (R + R.T) / 2, form
+
+
+def lmax_estimate(M: np.ndarray | scipy.sparse.linalg.LinearOperator) -> float:
+    """λmax of M approximately (not a bound: no margin), to steer a search whose chosen point is then
+    bounded by :func:`lmax_upper`.  From ``LANCZOS_MIN`` rows Lanczos (ARPACK, from the all-ones vector so
+    the result is reproducible) costs a few dozen products instead of LAPACK's O(n³) reduction: 0.03 s
+    against 0.42 s at n = 2000; M may then be a LinearOperator, so it need not be formed at all."""
+    n = M.shape[0]
+    if n >= max(LANCZOS_MIN, 3):  # ARPACK needs n > k + 1
+        try:
+            top = scipy.sparse.linalg.eigsh(M, k=1, which="LA", v0=np.ones(n), tol=1e-8, return_eigenvectors=False)
+            return float(top[0])
+        except scipy.sparse.linalg.ArpackError:  # no convergence, or M·v0 = 0 (e.g. M = 0): LAPACK
+            pass
+    return float(np.linalg.eigvalsh(M if isinstance(M, np.ndarray) else M @ np.eye(n))[-1])
+
+
+def timed(fn: Callable[..., Bound]) -> Callable[..., Bound]:
+    """Decorator: fill in ``seconds`` of the returned Bound."""
+
+    def wrapper(problem, k, nonneg=False, **options):
+        t0 = time.perf_counter()
+        b = fn(problem, k, nonneg, **options)
+        return Bound(b.value, b.name, b.params, time.perf_counter() - t0, b.validity)
+
+    wrapper.__name__ = fn.__name__
+    wrapper.__qualname__ = fn.__qualname__
+    wrapper.__doc__ = fn.__doc__
+    wrapper.__wrapped__ = fn  # type: ignore[attr-defined]
+    return wrapper
+
+
+def check_k(problem, k) -> int:
+    """k as an int in [1, D] for this problem; an InputError naming ``k`` otherwise (never clipped)."""
+    return check_cardinality(k, problem.dim)
+
+
+def dense_matrix(problem, limit: int = DENSE_LIMIT) -> tuple[np.ndarray, float]:
+    """(C as a D × D array, bound on ‖C_exact − C‖₂ from forming it).
+
+    Raises NotApplicable for factor problems with D > ``limit``.
+    """
+    if not problem.uses_factor:
+        return problem.dense(), 0.0
+    if problem.dim > limit:
+        raise NotApplicable(f"needs the D × D covariance and D = {problem.dim} > {limit}")
+    F = problem.factor()
+    return problem.dense(), gamma(F.shape[0]) * problem.trace
+
+
+def spectrum_margin(problem) -> float:
+    """Margin on the eigenvalues from ``problem.eigenvalues()`` (LAPACK on C or on FFᵀ)."""
+    if problem.uses_factor:
+        r = problem.factor_rows
+        # Gram FFᵀ formed with error ≤ γ_D·tr, then eigensolver on an r × r PSD
+        # matrix whose Frobenius norm is ≤ its trace ≈ tr C.
+        tr = problem.trace
+        return gamma(problem.dim) * tr + weyl_margin(r, tr) * (1 + MARGIN_SLACK)
+    return weyl_margin(problem.dim, float(np.linalg.norm(problem.dense())))
+
+
+def psd_shift(problem) -> float:
+    """s ≥ 0 with C + sI certainly PSD (0 for factor problems, where C = FᵀF)."""
+    if problem.uses_factor:
+        return 0.0
+    lam_min = float(problem.eigenvalues()[-1])
+    s = -(lam_min - spectrum_margin(problem))
+    return max(0.0, s * (1 + MARGIN_SLACK))
+
+
+class _SearchOver(Exception):
+    """Raised inside :func:`minimize_1d` when its deadline has passed or its target is met."""
+
+
+def minimize_1d(
+    f: Callable[[float], float],
+    lo: float,
+    hi: float,
+    n_grid: int = 16,
+    n_golden: int = 14,
+    extra: tuple = (),
+    *,
+    deadline: float | None = None,
+    target: float = -math.inf,
+    estimate: Callable[[float], float] | None = None,
+) -> tuple[float, float]:
+    """Approximately minimise f over [lo, hi]: grid, then golden section around the best.
+
+    Any evaluated point is valid for every bound here, so inexact search only
+    costs tightness; hence the search may also stop early, keeping the best point
+    so far: when ``time.perf_counter()`` passes ``deadline`` (after at least one
+    evaluation; an evaluation is never interrupted) or a value ≤ ``target`` is
+    found (nothing below it is needed).  With ``estimate`` (a cheap approximation
+    of f, e.g. by :func:`lmax_estimate`) the search runs on it and f, the bound,
+    is evaluated only at its ``ESTIMATE_FINALISTS`` best points (at the best one
+    when the deadline has passed).  Returns (best value of f, argmin).
+    """
+    seen: dict[float, float] = {}
+    guide = f if estimate is None else estimate
+
+    def g(x: float) -> float:
+        if seen and (deadline is not None and time.perf_counter() > deadline or min(seen.values()) <= target):
+            raise _SearchOver
+        seen[x] = v = guide(x)
+        return v
+
+    try:
+        _grid_golden(g, lo, hi, n_grid, n_golden, extra)
+    except _SearchOver:
+        pass
+    if estimate is not None:  # past the deadline only the best point is bounded
+        late = deadline is not None and time.perf_counter() > deadline
+        seen = {x: f(x) for x in sorted(seen, key=lambda x: seen[x])[: 1 if late else ESTIMATE_FINALISTS]}
+    arg = min(seen, key=lambda x: seen[x])
+    return float(seen[arg]), float(arg)
+
+
+#: points of an estimated search at which the bound itself is evaluated (the best estimates)
+ESTIMATE_FINALISTS = 2
+
+
+def _grid_golden(f: Callable[[float], float], lo: float, hi: float, n_grid: int, n_golden: int, extra: tuple) -> None:
+    """Evaluate f on a grid of [lo, hi] (and ``extra``), then by golden section around the best point."""
+    pts = list(np.linspace(lo, hi, n_grid)) + [p for p in extra if lo <= p <= hi]
+    vals = [f(p) for p in pts]
+    order = np.argsort(pts)
+    pts_s = np.asarray(pts)[order]
+    vals_s = np.asarray(vals)[order]
+    j = int(np.argmin(vals_s))
+    a = pts_s[max(j - 1, 0)]
+    b = pts_s[min(j + 1, len(pts_s) - 1)]
+    g = (math.sqrt(5) - 1) / 2
+    c, d = b - g * (b - a), a + g * (b - a)
+    fc, fd = f(c), f(d)
+    for _ in range(n_golden):
+        if fc < fd:
+            b, d, fd = d, c, fc
+            c = b - g * (b - a)
+            fc = f(c)
+        else:
+            a, c, fc = c, d, fd
+            d = a + g * (b - a)
+            fd = f(d)
+
+
+def deadline_after(time_limit: float | None) -> float | None:
+    """``time.perf_counter()`` value ``time_limit`` seconds from now (None: no limit)."""
+    return None if time_limit is None else time.perf_counter() + time_limit
+
+
+def topk_sum(x: np.ndarray, k: int) -> float:
+    """Sum of the k largest entries of x (all of them when k ≥ len(x))."""
+    if k >= len(x):
+        return float(np.sum(x))
+    return float(np.sum(np.partition(x, len(x) - k)[len(x) - k :]))
+
+
+def gershgorin_columns(B: np.ndarray, own: np.ndarray, diag: np.ndarray, k: int, nonneg: bool) -> np.ndarray:
+    """k-sparse Gershgorin value of each column j of a block B = C[:, idx] of a symmetric C.
+
+    ``diag[j] + (sum of the k − 1 largest |B_ij| over i ≠ own[j])``, with positive
+    parts (diag₊ and (B_ij)₊) when ``nonneg``; ``own[j]`` is the row of column j's
+    diagonal entry (docs/certification.md §2: Gershgorin on C_SS, Perron–Frobenius
+    for w ≥ 0).  Values are the exact floats' sums, so callers add the γ_k margin.
+    """
+    G = np.maximum(B, 0.0) if nonneg else np.abs(B)
+    G[own, np.arange(G.shape[1])] = 0.0
+    n = G.shape[0]
+    kk = min(k - 1, n - 1)
+    if kk <= 0:
+        top = np.zeros(G.shape[1])
+    elif kk == n - 1:
+        top = G.sum(axis=0)
+    else:
+        top = np.partition(G, n - kk, axis=0)[n - kk :].sum(axis=0)
+    return (np.maximum(diag, 0.0) if nonneg else diag) + top
+
+
+def sample_space_seconds(problem, k) -> float:
+    """Estimated seconds of one r × r sum over D features (a factor problem) or one D × D eigenproblem."""
+    if problem.uses_factor:
+        r = problem.factor_rows
+        return r * r * problem.dim / FLOP_RATE
+    return problem.dim**3 / FLOP_RATE
+
+
+def quadratic_seconds(problem, k) -> float:
+    """Estimated seconds of forming every entry of C once: O(r·D²) from a factor, O(D²) dense."""
+    r = problem.factor_rows if problem.uses_factor else 1
+    return r * problem.dim**2 / FLOP_RATE

@@ -1,0 +1,64 @@
+"""The registry of bounds: one :class:`~certpca.certification.spec.BoundSpec` per name, cheapest first.
+
+The names here are the package's one vocabulary for bounds (``Bound.name``,
+a certificate's ``bounds``, ``winner`` and ``skipped``); each spec is declared
+beside its bound's code and carries its cost class, description and citation.
+"""
+
+from __future__ import annotations
+
+from certpca.certification import duals, exact, lowrank, relax, sdp_sample, spectral, threshold
+from certpca.certification.spec import BoundSpec
+from certpca.errors import InputError
+
+#: sorted by cost class (a stable sort keeps each module's order within a class)
+REGISTRY: dict[str, BoundSpec] = {
+    s.name: s
+    for s in sorted(
+        [
+            *spectral.SPECS,
+            *duals.SPECS,
+            *lowrank.SPECS,
+            *threshold.SPECS,
+            *relax.SPECS,
+            *sdp_sample.SPECS,
+            *exact.SPECS,
+        ],
+        key=lambda s: s.cost,
+    )
+}
+
+
+def parse_bounds(spec) -> list[str]:
+    """'lambda1,gershgorin,dspca' (or a list) → validated names; InputError naming ``bounds``."""
+    if isinstance(spec, str):
+        names = [s.strip() for s in spec.split(",")]
+    else:
+        try:
+            names = [str(s).strip() for s in spec]
+        except TypeError:
+            raise InputError.bad_argument(
+                "bounds", f"must be a list of bound names or a comma-separated string, got {spec!r}"
+            ) from None
+    names = [n for n in names if n]
+    unknown = [n for n in names if n not in REGISTRY]
+    if unknown:
+        raise InputError.bad_argument(
+            "bounds", f"names unknown bound(s) {', '.join(unknown)}; choose from {', '.join(REGISTRY)}"
+        )
+    return names
+
+
+def default_bounds(problem, nonneg: bool) -> list[str]:
+    """Every registered bound that applies and whose default size limit (and condition) the problem meets.
+
+    Cheapest first; a certificate runs them within its time budget, so on wide data
+    the threshold-and-split and sample-space SDP bounds run without being asked.
+    """
+    return [
+        s.name
+        for s in REGISTRY.values()
+        if (nonneg or not s.nonneg_only)
+        and (s.max_dim is None or problem.dim <= s.max_dim)
+        and (s.default_when is None or s.default_when(problem))
+    ]

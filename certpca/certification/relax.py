@@ -1,0 +1,229 @@
+"""Convex relaxations (CVXPY) for moderate D — *the solver proposes, numpy certifies*.
+
+DSPCA (d'Aspremont, El Ghaoui, Jordan & Lanckriet, SIAM Review 2007):
+    max Tr(CX)  s.t.  Tr X = 1, 1ᵀ|X|1 ≤ k, X ⪰ 0,
+    dual: for any symmetric U,  OPT ≤ λmax(C + U) + k·max|U_ij|.
+Doubly nonnegative (DNN) version for w ≥ 0:
+    max Tr(CX)  s.t.  Tr X = 1, 1ᵀX1 ≤ k, X ≥ 0, X ⪰ 0,
+    dual: for any ρ ≥ 0, N ≥ 0,  OPT⁺ ≤ kρ + λmax(C − ρ11ᵀ + N).
+
+The solver's objective is never reported.  Its dual variables (U of the
+constraint X = Y linking X to the ℓ1 ball; ρ and N for the DNN) are repaired
+to exact dual feasibility (symmetrised; ρ, N clipped at 0 — the dual formulas
+have no other constraint) and the bound is recomputed in numpy with an
+eigenvalue computation and the margins of :mod:`certpca.certification.numerics`
+(docs/certification.md §5).  The solver's accuracy therefore only affects how
+tight the bound is, never whether it is valid.
+
+Solvers: Clarabel (interior point, accurate) for small D, SCS above: Clarabel
+was measured too slow and memory-hungry at D ≥ 100.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from certpca.certification.duals import DNN_REFERENCE, dnn_value, dspca_dual_bound
+from certpca.certification.numerics import (
+    Bound,
+    NotApplicable,
+    check_k,
+    dense_matrix,
+    minimize_1d,
+)
+from certpca.certification.spec import COST_SDP, DSPCA, BoundSpec
+
+#: the SDPs have D² variables: beyond this D they are neither default nor allowed
+MAX_DIM = 150
+
+#: Clarabel (interior point) is the default solver up to this D, SCS above
+CLARABEL_MAX_DIM = 40
+
+#: solver settings: tight tolerances, since a closer dual point gives a tighter bound
+SCS_OPTIONS = {"eps": 1e-7, "max_iters": 20000}
+SCS_FALLBACK_OPTIONS = {"eps": 1e-6, "max_iters": 20000}
+CLARABEL_OPTIONS = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10}
+
+#: the DNN polish searches ρ within this relative window around the solver's value
+POLISH_WINDOW = 0.1
+
+
+def _sdp_setup(problem, k, max_dim: int):
+    """(k, the cvxpy module, C, forming error of C): the common start of every SDP bound."""
+    k = check_k(problem, k)
+    if problem.dim > max_dim:
+        raise NotApplicable(f"SDP relaxations limited to D ≤ {max_dim}, got D = {problem.dim}")
+    import cvxpy as cp  # deferred: cvxpy takes about 1 s to import, paid only when an SDP bound runs
+
+    C, err = dense_matrix(problem)
+    return k, cp, C, err
+
+
+def _pick_solver(cp, D: int, solver: str | None) -> tuple[str, dict]:
+    inst = cp.installed_solvers()
+    if solver is None:
+        solver = "CLARABEL" if (D <= CLARABEL_MAX_DIM and "CLARABEL" in inst) else "SCS"
+    if solver not in inst:
+        raise NotApplicable(f"cvxpy solver {solver} not installed (have {', '.join(inst)})")
+    opts: dict = {}
+    if solver == "SCS":
+        opts = dict(SCS_OPTIONS)
+    elif solver == "CLARABEL":
+        opts = dict(CLARABEL_OPTIONS)
+    return solver, opts
+
+
+def _solve(cp, prob, solver: str, opts: dict) -> tuple[str, float]:
+    t0 = time.perf_counter()
+    try:
+        prob.solve(solver=solver, **opts)
+    except cp.error.SolverError:
+        if solver != "SCS":
+            prob.solve(solver="SCS", **SCS_FALLBACK_OPTIONS)
+            solver = "SCS"
+        else:
+            raise
+    return solver, time.perf_counter() - t0
+
+
+def dspca_sdp_bound(problem, k, nonneg=False, *, solver: str | None = None, max_dim: int = MAX_DIM) -> Bound:
+    """DSPCA SDP, certified through its dual U:  OPT ≤ λmax(C + U) + k·max|U|.
+
+    The formulation introduces Y = X with 1ᵀ|Y|1 ≤ k; the dual of X = Y is U.
+    Both ±U (sign conventions) are evaluated in numpy and the better kept; the
+    cheap soft-threshold dual is evaluated too (both valid).
+    Validity: as :func:`certpca.certification.duals.dspca_dual_bound` for a given U.
+    """
+    t0 = time.perf_counter()
+    k, cp, C, _ = _sdp_setup(problem, k, max_dim)
+    D = problem.dim
+    X = cp.Variable((D, D), PSD=True)
+    Y = cp.Variable((D, D), symmetric=True)
+    link = X == Y
+    prob = cp.Problem(cp.Maximize(cp.trace(C @ X)), [cp.trace(X) == 1, cp.sum(cp.abs(Y)) <= k, link])
+    solver, opts = _pick_solver(cp, D, solver)
+    solver, secs = _solve(cp, prob, solver, opts)
+    U = link.dual_value
+    best, how = np.inf, None
+    if U is not None:
+        U = np.asarray(U, dtype=float)
+        U = (U + U.T) / 2
+        for sgn in (1.0, -1.0):
+            b = dspca_dual_bound(problem, k, nonneg, U=sgn * U)
+            if b.value < best:
+                best, how = b.value, f"solver dual ({'+' if sgn > 0 else '-'}U)"
+    cheap = dspca_dual_bound(problem, k, nonneg)
+    if cheap.value < best:
+        best, how = cheap.value, "soft-threshold dual (solver dual was worse)"
+    return Bound(
+        best,
+        "dspca_sdp",
+        {
+            "solver": solver,
+            "status": prob.status,
+            "solve_seconds": secs,
+            "solver_objective_not_a_bound": _float_or_none(prob.value),
+            "dual": how,
+        },
+        time.perf_counter() - t0,
+        "repaired solver dual U evaluated in numpy: λ̂max(C+U) + Weyl margin + k·max|U| + rel 1e-10",
+    )
+
+
+def dnn_sdp_bound(
+    problem, k, nonneg=True, *, solver: str | None = None, max_dim: int = MAX_DIM, polish: bool = True
+) -> Bound:
+    """Doubly nonnegative SDP, certified through its dual (ρ, N).
+
+    Repair: ρ ← max(ρ, 0), N ← max(sym(N), 0); then kρ + λmax(C − ρ11ᵀ + N) in numpy.
+    ``polish``: a 1-D search over a scaling of ρ around the solver's value with N
+    fixed (every point is valid).
+    Validity: as :func:`certpca.certification.duals.dnn_value`.
+    """
+    t0 = time.perf_counter()
+    if not nonneg:
+        raise NotApplicable("the DNN relaxation is for nonnegative w")
+    k, cp, C, err = _sdp_setup(problem, k, max_dim)
+    D = problem.dim
+    X = cp.Variable((D, D), PSD=True)
+    sum_con = cp.sum(X) <= k
+    nn_con = X >= 0
+    prob = cp.Problem(cp.Maximize(cp.trace(C @ X)), [cp.trace(X) == 1, sum_con, nn_con])
+    solver, opts = _pick_solver(cp, D, solver)
+    solver, secs = _solve(cp, prob, solver, opts)
+    rho = sum_con.dual_value
+    N = nn_con.dual_value
+    if rho is None or N is None:
+        raise NotApplicable(f"{solver} returned no dual point (status {prob.status})")
+    rho = max(float(np.asarray(rho).ravel()[0]), 0.0)
+    N = np.maximum((np.asarray(N, float) + np.asarray(N, float).T) / 2, 0.0)
+    best = dnn_value(C, k, rho, N, err)
+    rho_best = rho
+    if polish:
+        v, r = minimize_1d(
+            lambda rr: dnn_value(C, k, rr, N, err),
+            max(0.0, rho * (1 - POLISH_WINDOW)),
+            rho * (1 + POLISH_WINDOW) + 1e-12,
+            5,
+            12,
+            extra=(rho,),
+        )
+        if v < best:
+            best, rho_best = v, r
+    # the primal proposes a feasible point too: positive part of X's top eigenvector, top k
+    feas = None
+    if X.value is not None:
+        vx = np.linalg.eigh(X.value)[1][:, -1]
+        vx = vx if vx.sum() >= 0 else -vx
+        idx = np.argsort(-vx)[:k]
+        w = np.zeros(D)
+        w[idx] = np.maximum(vx[idx], 0)
+        if np.linalg.norm(w) > 0:
+            w /= np.linalg.norm(w)
+            feas = problem.variance(w)
+    return Bound(
+        best,
+        "dnn_sdp",
+        {
+            "solver": solver,
+            "status": prob.status,
+            "solve_seconds": secs,
+            "solver_objective_not_a_bound": _float_or_none(prob.value),
+            "rho": rho_best,
+            "rho_solver": rho,
+            "feasible_value": feas,
+        },
+        time.perf_counter() - t0,
+        "repaired solver dual (ρ≥0, N≥0) evaluated in numpy: kρ + λ̂max(C−ρ11ᵀ+N) + Weyl margin + rel 1e-10",
+    )
+
+
+def _float_or_none(x) -> float | None:
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return None
+
+
+DSPCA_SDP = BoundSpec(
+    "dspca_sdp",
+    dspca_sdp_bound,
+    COST_SDP,
+    max_dim=MAX_DIM,
+    description="DSPCA semidefinite relaxation (cvxpy), certified through its repaired dual U",
+    reference=DSPCA,
+)
+
+DNN_SDP = BoundSpec(
+    "dnn_sdp",
+    dnn_sdp_bound,
+    COST_SDP,
+    nonneg_only=True,
+    max_dim=MAX_DIM,
+    description="doubly nonnegative semidefinite relaxation (cvxpy), certified through its repaired dual",
+    reference=DNN_REFERENCE,
+)
+
+SPECS = [DSPCA_SDP, DNN_SDP]

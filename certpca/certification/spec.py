@@ -1,0 +1,116 @@
+"""What a registered bound declares beside its code: cost, scope, description, citation.
+
+Each bound module defines one :class:`BoundSpec` per bound next to the
+function; :data:`certpca.certification.REGISTRY` collects them.  The names are the
+one vocabulary of the package: ``Bound.name``, a certificate's ``bounds``,
+``winner`` and ``skipped`` all use them.  The reference texts live here once
+so that two bounds citing the same paper cite it identically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+#: cost classes, cheapest first: the order in which a certificate computes bounds
+COST_LINEAR = 0  # O(D)
+COST_EIGEN = 1  # one (small) eigenvalue problem
+COST_QUADRATIC = 2  # O(D²) work on the covariance
+COST_SEARCH = 3  # a 1-D parameter search of eigenvalue problems, or a rank-d enumeration
+COST_SDP = 4  # a semidefinite program (cvxpy)
+COST_EXPONENTIAL = 5  # branch and bound over supports
+
+HORN_JOHNSON = "Horn, R. A. & Johnson, C. R. (2013). Matrix Analysis, 2nd ed. Cambridge University Press."
+DABE = (
+    "d'Aspremont, A., Bach, F. & El Ghaoui, L. (2008). Optimal solutions for sparse principal component "
+    "analysis. Journal of Machine Learning Research, 9, 1269-1294."
+)
+DSPCA = (
+    "d'Aspremont, A., El Ghaoui, L., Jordan, M. I. & Lanckriet, G. R. G. (2007). A direct formulation "
+    "for sparse PCA using semidefinite programming. SIAM Review, 49(3), 434-448."
+)
+LI_XIE = (
+    "Li, Y. & Xie, W. (2020). Exact and approximation algorithms for sparse PCA. Preprint, "
+    "Optimization Online 2020/05/7802."
+)
+ASTERIS = (
+    "Asteris, M., Papailiopoulos, D. & Dimakis, A. G. (2014). Nonnegative sparse PCA with provable "
+    "guarantees. Proceedings of the 31st International Conference on Machine Learning."
+)
+PDK = (
+    "Papailiopoulos, D. S., Dimakis, A. G. & Korokythakis, S. (2013). Sparse PCA through low-rank "
+    "approximations. Proceedings of the 30th International Conference on Machine Learning."
+)
+MOGHADDAM = (
+    "Moghaddam, B., Weiss, Y. & Avidan, S. (2006). Spectral bounds for sparse PCA: exact and greedy "
+    "algorithms. Advances in Neural Information Processing Systems 18."
+)
+
+
+@dataclass(frozen=True)
+class BoundSpec:
+    """A registered bound.
+
+    Attributes
+    ----------
+    name : str
+        The registry name, also ``Bound.name`` of what ``func`` returns.
+    func : callable
+        ``func(problem, k, nonneg=False, **options) -> Bound``.
+    cost : int
+        Cost class (``COST_*`` above): certificates compute bounds cheapest first.
+    nonneg_only : bool
+        Valid only when w ≥ 0 is required.
+    max_dim : int or None
+        Default-selection limit on D (an explicit request may go beyond it).
+    description : str
+        One line: the inequality the bound evaluates.
+    reference : str
+        The full reference text(s), or for an elementary bound the inequality
+        and a textbook where it is proved.
+    time_option : str or None
+        The keyword through which ``func`` accepts a time limit in seconds
+        (certificates pass what is left of their budget), None when it has none.
+    target_option : str or None
+        The keyword through which ``func`` accepts the smallest bound a certificate
+        holds so far: ``func`` may stop where it sees it cannot go below it (the
+        bound it returns is then weaker, never invalid, and says so in its
+        ``params["stopped_at_target"]``).  None: it takes none.
+    default_when : callable or None
+        ``default_when(problem) -> bool``: a further condition for the default
+        selection (e.g. only where cheaper relaxations do not apply); None: always.
+    estimate : callable or None
+        ``estimate(problem, k) -> seconds`` of the part of ``func`` no time limit
+        can interrupt (all of it without a ``time_option``): a certificate skips
+        the bound when this exceeds what is left of its budget.  None: negligible.
+    sign_free : bool
+        ``func`` ignores ``nonneg``: the bound of the plain problem is the same
+        number for w ≥ 0, so it may be computed once and used for both.
+    support_option : str or None
+        The keyword through which ``func`` takes the support of the vector being
+        certified (the pattern certificate is built around it); None: it takes none.
+    probe : float or None
+        Seconds of a first, short run (through ``time_option``) before the semidefinite
+        programs, for a search that often settles a problem at once (the exact search on
+        LRS k = 10: 0.1 s, behind 17 s of SDP): when it does not prove optimality, its
+        bound stands until the full run at its own cost class.  None: no first run.
+    """
+
+    name: str
+    func: Callable
+    cost: int
+    nonneg_only: bool = False
+    max_dim: int | None = None
+    description: str = ""
+    reference: str = ""
+    time_option: str | None = None
+    target_option: str | None = None
+    default_when: Callable | None = None
+    estimate: Callable | None = None
+    sign_free: bool = False
+    support_option: str | None = None
+    probe: float | None = None
+
+    def cite(self) -> str:
+        """The full reference text for a report's bibliography (as ``Solver.cite``)."""
+        return self.reference

@@ -1,0 +1,392 @@
+"""Threshold-and-split bound: threshold the covariance, split it into connected components.
+
+For ρ ≥ 0 let M keep the diagonal of C and threshold the off-diagonal entries,
+
+    M_ij = (C_ij − ρ)₊                  (nonnegative problem),
+    M_ij = sign(C_ij)·(|C_ij| − ρ)₊     (signed problem),
+
+and R = C − M.  R has a zero diagonal and |R_ij| ≤ ρ (for w ≥ 0 only R_ij ≤ ρ is
+needed), so for a unit w with ‖w‖₀ ≤ k
+
+    wᵀRw ≤ ρ·Σ_{i≠j}|w_i||w_j| = ρ(‖w‖₁² − 1) ≤ (k − 1)ρ.
+
+M is block diagonal over the connected components K of its off-diagonal
+pattern, and wᵀMw = Σ_K w_Kᵀ M_KK w_K ≤ max_K ub_k(M_KK) (a convex combination,
+weights ‖w_K‖²), with ub_k(M_KK) any bound on the k-sparse (nonneg) top
+eigenvalue of one block.  Hence
+
+    OPT ≤ (k − 1)ρ + max_K ub_k(M_KK)                                     (A)
+
+for every ρ.  The idea — soft-thresholding the covariance as in the DSPCA dual of
+d'Aspremont et al. (SIAM Review 2007), whose dual gives kρ + λmax(soft(C, ρ)) —
+is sharpened here by keeping the diagonal (k − 1 instead of k) and by bounding
+each component separately with sparse bounds (certpca's own bound; derivation
+in docs/certification.md §7).  The inequality needs no positive
+semidefiniteness: it holds for any symmetric C.
+
+Per-component bounds ub_k (each valid for every symmetric block):
+
+* |K| ≤ k, or |K| ≤ ``DENSE_COMPONENT_MAX``: λmax(M_KK) (Cauchy interlacing
+  puts λmax(M_SS) ≤ λmax(M_KK) for S ⊆ K), with the Weyl margin;
+* k-sparse Gershgorin: max_i [M_ii + sum of the k − 1 largest |M_ij|];
+* weighted k-sparse Gershgorin (Collatz–Wielandt): for every v > 0,
+  λmax(M_SS) ≤ λmax(Diag(M) + |Off(M_SS)|) ≤ max_{i∈S} [M_ii + Σ_{j∈S}|M_ij|v_j/v_i]
+  ≤ max_i [M_ii + top_{k−1}(|M_ij| v_j)/v_i];  v = an approximate Perron vector
+  of |M_KK| plus a floor (any v > 0 is valid);
+* the same with all of row i (k unrestricted): max_i (|M| v)_i / v_i;
+* in the refinement pass, for components of at most ``DENSE_COMPONENT_MAX``
+  features, the rank-2 spannogram bound (Asteris et al., ICML 2014, Thm. 1):
+  with Â = Σ_{j≤2}(λ_j − λ_3)v_jv_jᵀ (PSD) and any symmetric Â, M_KK = Â + (M_KK − Â),
+  so ub ≤ OPT_k(Â) + λmax(M_KK − Â); OPT_k(Â) is the exact rank-2 enumeration of
+  :mod:`certpca.solvers.spannogram` (nonnegative version for w ≥ 0) × (1 + 1e-9),
+  and λmax(M_KK − Â) is recomputed with its Weyl margin (the solver's λ_3 is not
+  trusted), as in :mod:`certpca.certification.lowrank`.
+
+Floating-point margins (rules of docs/certification.md §1):
+
+* a formed entry of C = FᵀF (r rows) is off by at most γ_r·√(C_ii C_jj) ≤ γ_r·c_max,
+  c_max = max C_ii, and the diagonal by γ_r·C_ii; M is *defined* as the rounded
+  thresholded values actually used, so R_ij ≤ ρ + e with e = (γ_r + 2·eps)·c_max
+  (2·eps for the rounding of Ĉ_ij − ρ), R_ii ≤ γ_r·c_max; the bound adds
+  (k − 1)e + γ_r·c_max (for a dense C: e = 2·eps·max|C_ij|);
+* dense λmax: Weyl margin 8·n·eps·‖M_KK‖_F (+ its forming, one rounding per entry);
+* row sums of k terms: relative γ_{k+4} (products, sums, one division, one addition);
+* the result then gets the relative 1e-10 of :func:`~certpca.certification.numerics.safe`.
+
+Pairs are kept sparse: only those above a low cut τ (chosen so that about
+``PAIR_BUDGET_PER_FEATURE``·D pairs survive), and ρ is searched on a fine
+logarithmic grid in [τ, max pair]: the bound is not unimodal in ρ.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg
+from scipy.sparse.csgraph import connected_components
+
+from certpca.certification.numerics import (
+    EPS,
+    ESTIMATE_FINALISTS,
+    LANCZOS_MIN,
+    Bound,
+    check_k,
+    gamma,
+    lmax_estimate,
+    lmax_upper,
+    quadratic_seconds,
+    safe,
+    shifted_rank2,
+    timed,
+)
+from certpca.certification.spec import ASTERIS, COST_SEARCH, DSPCA, BoundSpec
+from certpca.problem import Problem
+from certpca.solvers.spannogram import spannogram
+
+#: components up to this size get the dense λmax (interlacing) besides the row bounds
+DENSE_COMPONENT_MAX = 1500
+
+#: about this many off-diagonal pairs per feature are kept (sparse, never D × D)
+PAIR_BUDGET_PER_FEATURE = 40
+
+#: memory for one block of rows of FᵀF while collecting pairs
+BLOCK_BYTES = 32 * 2**20
+
+#: ρ grid: this many log-spaced points in [τ, max pair], then a finer grid around the best
+N_GRID = 40
+N_REFINE = 12
+
+#: Perron vector for the weighted row bound: power steps, and the floor (relative to max)
+POWER_STEPS = 30
+PERRON_FLOOR = 1e-9
+
+#: relative slack on the spannogram's OPT_2 (rounding of its 2 × 2 eigenproblems), as lowrank.py
+OPT_D_SLACK = 1e-9
+
+#: the refinement pass (rank-2 component bounds) re-evaluates the grid points in this window of ρ
+REFINE_WINDOW = (0.5, 1.5)
+
+#: the threshold bound works on factor problems row block by row block: default limit on D
+THRESHOLD_MAX_DIM = 60000
+
+
+def collect_pairs(problem, nonneg: bool, budget: int | None = None, block_bytes: int = BLOCK_BYTES):
+    """Off-diagonal pairs (i < j) of Ĉ above a cut τ, sorted by decreasing key.
+
+    ``key`` is Ĉ_ij (nonneg) or |Ĉ_ij| (signed).  Returns (i, j, val, tau, err)
+    where every pair with key > τ is present and ``err`` bounds |C_ij − Ĉ_ij|
+    plus the rounding of Ĉ_ij − ρ (module docstring).
+    """
+    D = problem.dim
+    diag = problem.diag
+    if budget is None:
+        budget = PAIR_BUDGET_PER_FEATURE * D
+    if problem.uses_factor:
+        F = problem.factor()
+        r = F.shape[0]
+        cmax = float(np.max(diag)) if D else 0.0
+        err = (gamma(r) + 2 * EPS) * cmax
+        b = max(1, min(D, block_bytes // (8 * D)))
+
+        def blocks():
+            for i0 in range(0, D, b):
+                i1 = min(D, i0 + b)
+                yield i0, F[:, i0:i1].T @ F
+    else:
+        C = problem.dense()
+        err = 2 * EPS * float(np.max(np.abs(C))) if D else 0.0
+
+        def blocks():
+            yield 0, C
+
+    # τ from a sample of rows: the (1 − budget/#pairs) quantile of the keys
+    n_pairs = D * (D - 1) // 2
+    tau = 0.0 if nonneg else -1.0
+    if n_pairs > budget:
+        rng = np.random.default_rng(0)
+        rows = rng.choice(D, size=min(D, 200), replace=False)
+        if problem.uses_factor:
+            S = F[:, rows].T @ F
+        else:
+            S = C[rows]
+        S[np.arange(len(rows)), rows] = np.nan
+        keys = S if nonneg else np.abs(S)
+        keys = keys[np.isfinite(keys)]
+        q = 1.0 - budget / n_pairs
+        tau = max(tau, float(np.quantile(keys, q)))
+    I, J, V = [], [], []
+    for i0, G in blocks():
+        nb = G.shape[0]
+        key = G if nonneg else np.abs(G)
+        ii, jj = np.nonzero(key > tau)
+        sel = jj > ii + i0
+        ii, jj = ii[sel], jj[sel]
+        I.append(ii + i0)
+        J.append(jj)
+        V.append(G[ii, jj])
+        del nb
+    i = np.concatenate(I).astype(np.int64) if I else np.zeros(0, np.int64)
+    j = np.concatenate(J).astype(np.int64) if J else np.zeros(0, np.int64)
+    v = np.concatenate(V) if V else np.zeros(0)
+    key = v if nonneg else np.abs(v)
+    order = np.argsort(-key, kind="stable")
+    return i[order], j[order], v[order], max(tau, 0.0), err
+
+
+def _row_topk(rows: np.ndarray, vals: np.ndarray, n: int, kk: int) -> np.ndarray:
+    """Per row (0..n−1), the sum of its kk largest values (vals ≥ 0)."""
+    out = np.zeros(n)
+    if kk <= 0 or len(rows) == 0:
+        return out
+    order = np.lexsort((-vals, rows))
+    r, v = rows[order], vals[order]
+    start = np.r_[0, np.flatnonzero(np.diff(r)) + 1]
+    rank = np.arange(len(r)) - np.repeat(start, np.diff(np.r_[start, len(r)]))
+    keep = rank < kk
+    np.add.at(out, r[keep], v[keep])
+    return out
+
+
+def _top_pairs(Mk: np.ndarray, estimate: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Eigenpairs of Mk, ascending: for an estimate of a large Mk only the top three, by Lanczos."""
+    if estimate and Mk.shape[0] >= max(LANCZOS_MIN, 5):  # ARPACK needs n > k + 1
+        try:
+            return scipy.sparse.linalg.eigsh(Mk, k=3, which="LA", v0=np.ones(Mk.shape[0]))
+        except scipy.sparse.linalg.ArpackError:
+            pass
+    return np.linalg.eigh(Mk)
+
+
+def _rank2_bound(Mk: np.ndarray, k: int, nonneg: bool, estimate: bool = False) -> float:
+    """OPT_k(Â) + λmax(M_KK − Â), Â the top-2 eigen-part shifted by λ_3 (module docstring); inf if unusable.
+    With ``estimate`` an estimate of it (Lanczos for the top three pairs and for λmax(M_KK − Â))."""
+    n = Mk.shape[0]
+    if n < 4:
+        return np.inf
+    G, R, form = shifted_rank2(Mk, *_top_pairs(Mk, estimate))
+    res = spannogram(Problem(factor=G), k, nonneg=nonneg, d=2)
+    if res.truncated is not None:
+        return np.inf
+    if estimate:
+        return float(res.opt_d) + lmax_estimate(R)
+    return float(res.opt_d) * (1 + OPT_D_SLACK) + lmax_upper(R, form)[0]
+
+
+def _ub_components(labels, n_comp, i, j, m, diag, k, dense_max, rank2=None, estimate=False):
+    """max over components of ub_k(M_KK); M's off-diagonal entries are (i, j, m) (i < j).
+
+    Components are visited in decreasing order of their cheap (Gershgorin) bound
+    and refined until no remaining cheap bound can exceed the current maximum.
+    ``rank2`` (None, or the problem's ``nonneg``) adds the rank-2 spannogram bound
+    on dense components.  ``estimate`` estimates the eigenvalues of large dense
+    components instead of bounding them (to steer the ρ search).  Returns (value, info).
+    """
+    D = len(diag)
+    kk = k - 1
+    a = np.abs(m)
+    rows = np.r_[i, j]
+    cols = np.r_[j, i]
+    av = np.r_[a, a]
+    # k-sparse Gershgorin per row, with its summation margin
+    top = _row_topk(rows, av, D, kk)
+    row_g = diag + top
+    row_g = row_g + gamma(k + 4) * (np.abs(diag) + top)
+    comp_g = np.full(n_comp, -np.inf)
+    np.maximum.at(comp_g, labels, row_g)
+    sizes = np.bincount(labels, minlength=n_comp)
+    order = np.argsort(-comp_g)
+    best = -np.inf
+    info = {"largest_component": int(sizes.max()) if n_comp else 0, "refined": 0}
+    # edges grouped by component of their endpoint
+    lab_e = labels[rows]
+    e_order = np.argsort(lab_e, kind="stable")
+    e_start = np.searchsorted(lab_e[e_order], np.arange(n_comp + 1))
+    for c in order:
+        g = comp_g[c]
+        if g <= best:
+            break
+        if sizes[c] == 1:
+            best = max(best, g)
+            continue
+        sel = e_order[e_start[c] : e_start[c + 1]]
+        nodes = np.flatnonzero(labels == c)
+        loc = np.full(D, -1, np.int64)
+        loc[nodes] = np.arange(len(nodes))
+        r_l, c_l, a_l = loc[rows[sel]], loc[cols[sel]], av[sel]
+        sgn = np.r_[m, m][sel]
+        dK = diag[nodes]
+        n = len(nodes)
+        ub = g
+        if n <= dense_max:
+            Mk = np.zeros((n, n))
+            Mk[r_l, c_l] = sgn
+            Mk[np.arange(n), np.arange(n)] = dK
+            lam = lmax_estimate(Mk) if estimate else lmax_upper(Mk, EPS * float(np.linalg.norm(Mk)))[0]
+            ub = min(ub, lam)
+            if rank2 is not None and n > k:
+                ub = min(ub, _rank2_bound(Mk, k, rank2, estimate))
+        if n > k and ub > best:
+            A = sp.csr_matrix((a_l, (r_l, c_l)), shape=(n, n))
+            shift = max(0.0, -float(np.min(dK)))
+            dpos = dK + shift
+            v = np.ones(n)
+            for _ in range(POWER_STEPS):
+                v = dpos * v + A @ v
+                v = v / np.max(v)
+            v = np.maximum(v, PERRON_FLOOR)
+            # all-row Collatz–Wielandt ratio of Diag(M) + |Off(M)|
+            full = (A @ v) / v
+            cw = float(np.max(dK + full + gamma(n + 4) * (np.abs(dK) + full)))
+            # weighted k-sparse rows: top_{k−1}(|M_ij| v_j) / v_i
+            wt = _row_topk(r_l, a_l * v[c_l], n, kk) / v
+            wg = float(np.max(dK + wt + gamma(k + 4) * (np.abs(dK) + wt)))
+            ub = min(ub, cw, wg)
+        info["refined"] += 1
+        best = max(best, ub)
+    return best, info
+
+
+@timed
+def threshold_bound(
+    problem,
+    k,
+    nonneg=False,
+    *,
+    n_grid: int = N_GRID,
+    n_refine: int = N_REFINE,
+    pair_budget: int | None = None,
+    dense_max: int = DENSE_COMPONENT_MAX,
+    rank2: bool = True,
+) -> Bound:
+    """OPT ≤ (k − 1)ρ + max over components K of ub_k(M_KK)  (module docstring, (A)).
+
+    M thresholds the off-diagonal of C at ρ (positive parts for w ≥ 0, soft
+    threshold of |C_ij| for signed w) and keeps the diagonal; its components
+    come from ``scipy.sparse.csgraph.connected_components`` on the pairs above
+    ρ, which are kept sparse (no D × D array for a factor problem).  ρ is
+    searched on a log grid in [τ, max pair] and refined around the best point,
+    then (``rank2``) the grid points within ``REFINE_WINDOW`` of the best ρ are
+    re-evaluated with the rank-2 component bound; every ρ ≥ τ gives a valid bound (pairs below τ are not needed: their M
+    entry is 0).
+    Validity: (k − 1)(ρ + e) + γ_r·c_max added for the formed entries, component
+    bounds with Weyl / summation margins (module docstring), then rel 1e-10.
+    """
+    k = check_k(problem, k)
+    D = problem.dim
+    diag = problem.diag.astype(float)
+    i, j, v, tau, err = collect_pairs(problem, nonneg, pair_budget)
+    key = v if nonneg else np.abs(v)
+    diag_err = gamma(problem.factor().shape[0]) * float(np.max(np.abs(diag))) if problem.uses_factor else 0.0
+
+    def evaluate(rho, rank2=None, estimate=False):
+        m_act = int(np.searchsorted(-key, -rho, side="left"))  # pairs with key > ρ
+        ii, jj, vv = i[:m_act], j[:m_act], v[:m_act]
+        if nonneg:
+            mm = vv - rho
+        else:
+            mm = np.sign(vv) * (np.abs(vv) - rho)
+        g = sp.coo_matrix((np.ones(m_act), (ii, jj)), shape=(D, D))
+        n_comp, labels = connected_components(g, directed=False)
+        ub, info = _ub_components(labels, n_comp, ii, jj, mm, diag, k, dense_max, rank2, estimate)
+        total = (k - 1) * (rho + err) + diag_err + ub
+        total = total + gamma(4) * (abs(ub) + (k - 1) * (rho + err))
+        info.update(n_pairs=m_act, components=int(n_comp))
+        return safe(total), info
+
+    hi = float(key[0]) if len(key) else 0.0
+    lo = tau
+    if hi <= lo:
+        grid = np.array([lo])
+    elif lo > 0:
+        grid = np.geomspace(lo, hi, n_grid)
+    else:
+        grid = np.r_[0.0, np.geomspace(max(hi * 1e-4, EPS * hi), hi, n_grid - 1)]
+    # from LANCZOS_MIN features the search runs on estimates and only its best points are bounded
+    # (every ρ is valid, so a misleading estimate costs tightness only)
+    est = D >= LANCZOS_MIN
+    results = {float(r): evaluate(float(r), estimate=est) for r in grid}
+    best_rho = min(results, key=lambda r: results[r][0])
+    pos = int(np.searchsorted(grid, best_rho))
+    a = grid[max(pos - 1, 0)]
+    b = grid[min(pos + 1, len(grid) - 1)]
+    for r in np.linspace(a, b, n_refine + 2)[1:-1]:
+        results[float(r)] = evaluate(float(r), estimate=est)
+    best_rho = min(results, key=lambda r: results[r][0])
+    with_rank2: set[float] = set()
+    if rank2:
+        # second pass: rank-2 component bounds, which gain most at smaller ρ (larger components)
+        lo_w, hi_w = REFINE_WINDOW[0] * best_rho, REFINE_WINDOW[1] * best_rho
+        with_rank2 = {r for r in results if lo_w <= r <= hi_w}
+        for r in sorted(with_rank2):
+            results[r] = min(results[r], evaluate(r, nonneg, estimate=est), key=lambda t: t[0])
+        best_rho = min(results, key=lambda r: results[r][0])
+    if est:
+        finalists = sorted(results, key=lambda r: results[r][0])[:ESTIMATE_FINALISTS]
+        results = {r: evaluate(r, nonneg if r in with_rank2 else None) for r in finalists}
+        best_rho = min(results, key=lambda r: results[r][0])
+    value, info = results[best_rho]
+    return Bound(
+        value,
+        "threshold",
+        {"rho": best_rho, "tau": tau, "pairs_kept": int(len(v)), "evaluations": len(results), **info},
+        0.0,
+        "(k−1)ρ + max_K ub_k(M_KK) for the thresholded C, forming error (k−1)e + γ_r·c_max, "
+        "Weyl / γ_{k+4} margins on the component bounds + rel 1e-10",
+    )
+
+
+THRESHOLD = BoundSpec(
+    "threshold",
+    threshold_bound,
+    COST_SEARCH,
+    max_dim=THRESHOLD_MAX_DIM,
+    estimate=quadratic_seconds,
+    description="(k−1)ρ + max over connected components of the thresholded C of a k-sparse bound",
+    reference="certpca's own bound: C = M + R with M the off-diagonal threshold of C at ρ (diagonal "
+    "kept) and |R_ij| ≤ ρ, so wᵀRw ≤ (k−1)ρ for unit k-sparse w, and M is block diagonal over "
+    "the connected components of its pattern, each bounded by interlacing, (weighted) "
+    "k-sparse Gershgorin bounds and the rank-2 spannogram bound of " + ASTERIS + " The "
+    "thresholding follows the soft-threshold dual of " + DSPCA,
+)
+
+SPECS = [THRESHOLD]

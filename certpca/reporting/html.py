@@ -1,0 +1,115 @@
+"""Render a saved run as one self-contained HTML page (jinja2 templates in ``templates/``).
+
+No scripts, no external fonts or styles, figures inline as SVG: the page opens
+offline and prints cleanly.  Byte-identical for the same run (no timestamps).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import jinja2
+from markupsafe import Markup
+
+from certpca import text
+from certpca.certification import REGISTRY as BOUNDS
+from certpca.reporting import plots
+from certpca.reporting import tables as T
+from certpca.reporting.genes import featured_rows
+from certpca.reporting.saved import Run
+
+
+def template_dir() -> Path:
+    """``certpca/_templates`` when installed, ``<repo>/templates`` in a source checkout."""
+    here = Path(__file__).resolve().parent.parent
+    for folder in (here / "_templates", here.parent / "templates"):
+        if (folder / "report.html.j2").is_file():
+            return folder
+    raise FileNotFoundError(
+        f"report templates not found in {here / '_templates'} or {here.parent / 'templates'}; reinstall certpca"
+    )
+
+
+def environment() -> jinja2.Environment:
+    """The templates' environment: autoescaping on (every value is HTML-escaped unless it is Markup)."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(template_dir())),
+        autoescape=jinja2.select_autoescape(["html", "j2"], default_for_string=True, default=True),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.filters["fmt"] = T.fmt
+    return env
+
+
+def _shown(table: T.Table | None) -> tuple[Markup, str, str] | None:
+    """A table as the template's ``_table.html.j2`` takes it: (html, caption, name)."""
+    return None if table is None else (Markup(table.to_html()), table.caption, table.name)
+
+
+def glossary(run: Run) -> list[tuple[str, str, str]]:
+    """(name, what it is, reference) of every bound that appears in the run's certificates and bands."""
+    names = {b["name"] for f in run.fits for c in [f.certificate, *f.later_certificates] if c for b in c["bounds"]} | {
+        n for b in run.bands for n in b.bounds
+    }
+    return [(n, _sentence(BOUNDS[n].description), BOUNDS[n].cite()) for n in BOUNDS if n in names]
+
+
+def _sentence(s: str) -> str:
+    """``s`` with an initial ASCII lower-case letter capitalised (a leading symbol such as λ is kept)."""
+    return s[0].upper() + s[1:] if s[:1].isascii() and s[:1].islower() else s
+
+
+def render(run: Run, *, timings: bool = False) -> str:
+    """The report page for a saved run."""
+    modes = []
+    for nonneg in run.settings.nonneg:
+        best = run.best_fit(nonneg)
+        if best is None:
+            continue
+        tabs = {
+            "results": T.results_table(run, nonneg, timings),
+            "bounds": T.bounds_table(run, nonneg, timings),
+            "importance": T.importance_table(run, nonneg) if run.settings.components > 1 else None,
+            "path": T.path_table(run, nonneg),
+            "features": T.features_table(run, nonneg),
+        }
+        slug = T.mode_slug(nonneg)
+        sc = run.scores_of(nonneg)
+        modes.append(
+            {
+                "nonneg": nonneg,
+                "name": T.mode_name(nonneg),
+                "slug": slug,
+                "best": best,
+                "cert": best.certificate,
+                "tables": {k: _shown(v) for k, v in tabs.items() if v is not None},
+                "loadings_svg": Markup(plots.loadings(run, best, f"loadings-{slug}")),
+                "scores_svg": Markup(plots.scores(run, sc, f"scores-{slug}")) if sc else None,
+            }
+        )
+    g = run.genes
+    gene_tabs = {"genes": _shown(T.genes_table(run)), "tests": _shown(T.tests_table(run))} if g else {}
+    path_svg = plots.path(run)
+    genes_svg = plots.genes(run)
+    ctx = {
+        "run": run,
+        "d": run.data,
+        "s": run.settings,
+        "modes": modes,
+        "timings": timings,
+        "preprocessing": text.describe_preprocessing(run.data.preprocessing),
+        "data_table": _shown(T.data_table(run)),
+        "spectrum_svg": Markup(plots.spectrum(run)),
+        "path_svg": Markup(path_svg) if path_svg else None,
+        "genes_svg": Markup(genes_svg) if genes_svg else None,
+        "genes": g,
+        "gene_tabs": gene_tabs,
+        "featured_rows": featured_rows(g) if g else None,
+        "versions": sorted(run.versions.items()),
+        "samples": any(m["scores_svg"] for m in modes),
+        "glossary": glossary(run),
+    }
+    return environment().get_template("report.html.j2").render(**ctx)

@@ -1,0 +1,574 @@
+"""The computation behind a report: the typed *saved run* (:class:`~certpca.reporting.saved.Run`).
+
+:func:`compute_run` does five steps, one function each:
+
+1. :func:`certpca.reporting.options.resolve` — check the options, decide what runs;
+2. :func:`fit_and_certify` — the fits of every method at k, sparse and
+   nonnegative (exactly what ``certpca fit DATA --k K --method M [--nonneg]
+   --json`` prints, same seed), and one certificate per fit: the upper bounds
+   on OPT(k, nonneg) do not depend on the vector (the support-specific
+   ``pattern`` bound is left out), so they are computed once per sign
+   constraint on the best vector and shared; each method's value, lower bound
+   and certified fraction are its own, exactly as ``certpca certify
+   --loadings fit.csv --bounds ... --json`` gives them;
+3. :func:`path_and_band` — the variance–cardinality path of every method on a
+   coarse grid with the certified band (best value found .. best upper bound
+   from cheap bounds);
+4. :func:`certpca.reporting.genes.gene_selection_run` — the gene-selection
+   evaluation of Sigg & Buhmann (2008, §5.3) when the data carry class labels;
+5. :func:`references` — the references of every method and bound that ran.
+
+Everything is deterministic for fixed inputs and seed except the ``seconds``
+fields, which the report shows only with ``timings=True``.
+"""
+
+from __future__ import annotations
+
+import platform
+import re
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from certpca import datasets
+from certpca.certification import REGISTRY as BOUNDS
+from certpca.certification import Certificate, certify_vector
+from certpca.certification.components import certify_components
+from certpca.components import fit_components
+from certpca.data import Dataset
+from certpca.data.advice import preprocessing_advice
+from certpca.errors import InputError
+from certpca.messages import quiet
+from certpca.paths import fit_path
+from certpca.problem import Problem
+from certpca.reporting.genes import GENE_REFS, gene_selection_run
+from certpca.reporting.options import (
+    DEFAULT_METHODS,
+    DEFAULT_PATH,
+    GENE_SIZES,
+    N_INIT,
+    PATH_BOUNDS,
+    SDP_BOUND,
+    SDP_TIME,
+    Plan,
+    applicable,
+    choose_methods,
+    headline_bounds,
+    resolve,
+)
+from certpca.reporting.saved import (
+    FORMAT,
+    Band,
+    BandPoint,
+    DataSummary,
+    MethodFit,
+    MethodPath,
+    PathPoint,
+    Run,
+    Scores,
+    Settings,
+)
+from certpca.results import Component, Fit
+from certpca.solvers import REGISTRY as SOLVERS
+from certpca.version import __version__
+
+#: eigenvalues kept for the spectrum figure
+N_EIGEN = 20
+#: bounds of this cost class and above are computed once per k on the plain problem and shared by
+#: the nonnegative band (a bound on the plain problem is valid for w >= 0 too)
+SHARED_COST = 3
+#: the band figure follows Asteris et al. (2014), Fig. 4-6: the paper of the spannogram solver
+BAND_FIGURE_SOURCE = "spannogram"
+#: a cite() may hold several references, "A, B. (2014). ...; C, D. (2013). ...": split so each is listed once
+_CITE_SEPARATOR = re.compile(r";\s+(?=[A-Z][^,;]*, [A-Z]\.)")
+
+
+# ------------------------------------------------------------------ helpers
+def versions() -> dict[str, str]:
+    """Versions of certpca and the libraries whose output the report contains."""
+    import jinja2  # here, with the others: only a report needs them, and matplotlib is slow to import
+    import matplotlib
+    import pandas
+    import scipy
+
+    return {
+        "certpca": __version__,
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "scipy": scipy.__version__,
+        "pandas": pandas.__version__,
+        "matplotlib": matplotlib.__version__,
+        "jinja2": jinja2.__version__,
+    }
+
+
+class Steps:
+    """Progress bar over the steps, and the wall-clock seconds of each (kept in the run, not shown)."""
+
+    def __init__(self, total: int, enabled: bool | None):
+        from tqdm import tqdm  # here: only reports show a progress bar
+
+        disable = (not sys.stderr.isatty()) if enabled is None else not enabled
+        self.bar = tqdm(
+            total=total,
+            disable=disable,
+            desc="certpca report",
+            unit="step",
+            leave=False,
+            bar_format="{desc}: {n_fmt}/{total_fmt} {postfix} [{elapsed}]",
+        )
+        self.last = time.perf_counter()
+        self.seconds: dict[str, float] = {}
+
+    def __call__(self, label: str) -> None:
+        now = time.perf_counter()
+        self.seconds[label] = round(now - self.last, 3)
+        self.last = now
+        self.bar.set_postfix_str(label, refresh=False)
+        self.bar.update(1)
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+def describe_data(ds: Dataset, problem: Problem, n_eigen: int = N_EIGEN) -> DataSummary:
+    """The data section: what the Dataset records about itself, plus the spectrum and classes."""
+    ev = problem.eigenvalues()
+    total = problem.trace
+    d = ds.describe()
+    counts = ds.labels.value_counts(sort=False) if ds.labels is not None else None
+    return DataSummary(
+        name=d["name"],
+        source=d["source"],
+        n_samples=d["n_samples"],
+        n_features=d["n_features"],
+        is_covariance=d["is_covariance"],
+        labelled=d["labelled"],
+        preprocessing=d["preprocessing"],
+        total_variance=float(total),
+        lambda1=float(ev[0]),
+        lambda1_share=float(ev[0] / total) if total > 0 else float("nan"),
+        eigenvalues=[float(x) for x in ev[:n_eigen]],
+        image_shape=list(ds.image_shape) if ds.image_shape else None,
+        class_counts=None
+        if counts is None
+        else {str(k): int(v) for k, v in sorted(counts.items(), key=lambda kv: str(kv[0]))},
+        n_classes=None if counts is None else int(counts.size),
+    )
+
+
+def _suffix(nonneg: bool, text: str = " nonneg") -> str:
+    return text if nonneg else ""
+
+
+# --------------------------------------------------------- fit and certify
+def _certificate_for(shared: Certificate, problem: Problem, w: np.ndarray, nonneg: bool) -> Certificate:
+    """The certificate of w from bounds already computed for (problem, k, nonneg).
+
+    Follows :func:`certpca.certification.certify_vector` exactly: value of the
+    normalised w, lower bound = max(value, feasible values the bounds found).
+    """
+    w = np.asarray(w, dtype=float)
+    w = w / np.linalg.norm(w)
+    value = problem.variance(w)
+    lower = value
+    for b in shared.bounds:
+        fv = b.params.get("feasible_value") if isinstance(b.params, dict) else None
+        if fv is not None and np.isfinite(fv) and not (b.name == "pattern" and nonneg):
+            lower = max(lower, float(fv))
+    return replace(shared, value=value, lower_bound=lower)
+
+
+@dataclass
+class Fitted:
+    """The output of :func:`fit_and_certify`: fits and certificates of both problems, and the run's notes."""
+
+    fits: list[MethodFit] = field(default_factory=list)
+    raw: dict[bool, list[Fit]] = field(default_factory=dict)  # the Fit objects per sign constraint
+    bounds: dict[bool, list[str]] = field(default_factory=dict)  # certificate bounds per sign constraint
+    used_bounds: set[str] = field(default_factory=set)  # bounds computed (not skipped)
+    shared: dict[bool, Certificate] = field(default_factory=dict)  # the vector-independent bounds per constraint
+    notes: list[str] = field(default_factory=list)
+
+    def adopt_if_better(self, problem: Problem, comp: Component, plan: Plan) -> None:
+        """Add the path's component at k as a fit of its own (``METHOD (path)``) when it beats every fit
+        at k, so the headline certifies the best vector the run saw; certified with the shared bounds."""
+        nonneg = comp.nonneg
+        best = max((f.value for f in self.fits if f.nonneg == nonneg), default=float("-inf"))
+        if comp.k != plan.k or nonneg not in self.shared or not comp.variance > best * (1 + 1e-12):
+            return
+        if plan.components > 1:  # a single path vector cannot stand in for several components
+            self.notes.append(
+                f"{comp.method}'s warm-started path found a better first component at k = {plan.k} "
+                f"({comp.variance:.6g} > {best:.6g}) than the {plan.components}-component fits"
+            )
+            return
+        fit = Fit(
+            components=[comp],
+            additional_variance=np.array([comp.variance]),
+            total_variance=problem.trace,
+            eigenvalues=problem.eigenvalues()[:1],
+            data={},
+            seconds=comp.seconds,
+            problem=problem,
+            options={
+                "method": comp.method,
+                "k": plan.k,
+                "nonneg": nonneg,
+                "n_components": 1,
+                "deflation": "projection",
+                "seed": plan.seed,
+                "source": "warm-started path",
+            },
+        )
+        cert = _certificate_for(self.shared[nonneg], problem, comp.weights, nonneg)
+        self.fits.append(
+            MethodFit(method=f"{comp.method} (path)", nonneg=nonneg, fit=fit.to_dict(), certificate=cert.to_dict())
+        )
+        self.notes.append(
+            f"{comp.method}'s warm-started path found a better {'nonnegative ' if nonneg else ''}"
+            f"component at k = {plan.k} ({comp.variance:.6g} > {best:.6g}); the results list it "
+            f"as '{comp.method} (path)' and the headline certifies it"
+        )
+
+
+def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> Fitted:
+    """Every method at k on both problems, and one certificate per fit from bounds shared per problem."""
+    out = Fitted()
+    for nonneg in plan.nonneg_modes:
+        mode_fits = []
+        for m in plan.methods:
+            if nonneg and not SOLVERS[m].nonneg:
+                plan.skipped.setdefault(m, "cannot impose nonnegativity (plain sparse fit only)")
+                continue
+            if not nonneg and not SOLVERS[m].signed:
+                plan.skipped.setdefault(m, "finds nonnegative components only (nonnegative fit only)")
+                continue
+            with quiet() as caught:
+                try:
+                    fit = fit_components(
+                        problem,
+                        plan.k,
+                        n_components=plan.components,
+                        method=m,
+                        nonneg=nonneg,
+                        seed=plan.seed,
+                        data=ds.describe(),
+                    )
+                except InputError as err:
+                    plan.skipped.setdefault(m, f"{'nonnegative' if nonneg else 'sparse'}: {err}")
+                    continue
+            out.notes += [f"{m}{_suffix(nonneg, ' (nonneg)')}: {w.message}" for w in caught]
+            mode_fits.append(fit)
+            step(f"fit {m}{_suffix(nonneg)}")
+        if not mode_fits:
+            continue
+        best = max(mode_fits, key=lambda f: f.components[0].variance)
+        names = (
+            headline_bounds(problem, nonneg)
+            if plan.head_bounds is None
+            else applicable(plan.head_bounds, problem, nonneg)
+        )
+        # a sign-free bound of the plain problem is the same number for w >= 0: computed once
+        reuse = (
+            {b.name: b for b in out.shared[False].bounds if BOUNDS[b.name].sign_free}
+            if nonneg and False in out.shared
+            else None
+        )
+        shared = certify_vector(
+            problem,
+            best.components[0].weights,
+            plan.k,
+            nonneg,
+            bounds=names,
+            time_limits=_time_limits(plan),
+            reuse=reuse,
+        )
+        later = (
+            certify_components(best, bounds=names, start=1, time_limits=_time_limits(plan))
+            if plan.components > 1
+            else []
+        )
+        computed = [b.name for b in shared.bounds if (reuse or {}).get(b.name) is not b]  # not reused as it was
+        out.notes += _time_notes(shared, computed, plan.time_limit, nonneg)
+        later_dicts = [None if c is None else c.to_dict() for c in later]
+        out.bounds[nonneg] = names
+        out.shared[nonneg] = shared
+        out.used_bounds |= {n for n in names if n not in shared.skipped}
+        out.raw[nonneg] = mode_fits
+        step(f"certify k={plan.k}{_suffix(nonneg)}")
+        for fit in mode_fits:
+            cert = _certificate_for(shared, problem, fit.components[0].weights, nonneg)
+            out.fits.append(
+                MethodFit(
+                    method=fit.options["method"],
+                    nonneg=nonneg,
+                    fit=fit.to_dict(),
+                    certificate=cert.to_dict(),
+                    later_certificates=later_dicts if fit is best else [],
+                )
+            )
+    return out
+
+
+def _time_limits(plan: Plan) -> dict[str, float]:
+    """The report's time limit, for the sample-space SDP only: the exact search of small problems keeps
+    its own cap (it decides "proven optimal")."""
+    return {} if plan.time_limit is None else {SDP_BOUND: plan.time_limit}
+
+
+def _time_notes(cert: Certificate, names: list[str], time_limit: float | None, nonneg: bool) -> list[str]:
+    """A note when the certificate computed the sample-space SDP itself (``names``) and it stopped at
+    ``time_limit`` before converging."""
+    timed = [
+        b.name for b in cert.bounds if b.name == SDP_BOUND and b.name in names and b.params.get("time_limit_reached")
+    ]
+    if time_limit is None or not timed:
+        return []
+    return [
+        f"certificate at k{_suffix(nonneg, ' (nonnegative)')}: {', '.join(timed)} reached its time limit of "
+        f"{time_limit:g} s (--time-limit) before converging; a larger limit can tighten the bound"
+    ]
+
+
+def sample_scores(ds: Dataset, problem: Problem, fits: list[MethodFit]) -> list[Scores]:
+    """The samples on the best fit's components of each sign constraint and on ordinary PCA's first two
+    (prepared data times loadings, as R's prcomp ``x``); none for a covariance."""
+    if ds.is_covariance or ds.sample_ids is None:
+        return []
+    _, V = problem.eigh(2)
+    V = V * np.where(V[np.abs(V).argmax(axis=0), np.arange(V.shape[1])] < 0, -1.0, 1.0)  # largest entry > 0
+    pca = ds.project(V).T.tolist()
+    labels = None if ds.labels is None else [str(v) for v in ds.labels.reindex(ds.sample_ids)]
+    out = []
+    position = {f: i for i, f in enumerate(ds.feature_ids)}
+    for nonneg in sorted({f.nonneg for f in fits}):
+        best = max((f for f in fits if f.nonneg == nonneg), key=lambda f: f.value)
+        W = np.zeros((ds.n_features, len(best.components)))
+        for j, comp in enumerate(best.components):
+            for fid, w in comp["loadings"].items():
+                W[position[fid], j] = w
+        out.append(
+            Scores(
+                nonneg=nonneg,
+                method=best.method,
+                sample_ids=[str(s) for s in ds.sample_ids],
+                labels=labels,
+                components=ds.project(W).T.tolist(),
+                pca=pca,
+            )
+        )
+    return out
+
+
+# ---------------------------------------------------------- path and band
+def _band_bound(problem: Problem, name: str, k: int, nonneg: bool, cache: dict):
+    """One bound for the band; the costly ones are computed on the plain problem once per k and cached."""
+    spec = BOUNDS[name]
+    if spec.cost >= SHARED_COST and not spec.nonneg_only:
+        if (name, k) not in cache:
+            cache[(name, k)] = spec.func(problem, k, False)
+        return cache[(name, k)]
+    return spec.func(problem, k, nonneg)
+
+
+def path_and_band(problem: Problem, plan: Plan, fitted: Fitted, step) -> tuple[list[MethodPath], list[Band], list[str]]:
+    """The path of every method on the grid and, per sign constraint, the certified band; with the notes."""
+    paths, bands, notes = [], [], []
+    cache: dict = {}
+    for nonneg, mode_fits in fitted.raw.items():
+        names = applicable(plan.band_bounds, problem, nonneg)
+        by_k: dict[int, list] = {kk: [] for kk in plan.ks}
+        for fit in mode_fits:
+            m = fit.options["method"]
+            if m not in plan.on_path:
+                continue
+            with quiet() as caught:
+                comps = fit_path(problem, plan.ks, method=m, nonneg=nonneg, seed=plan.seed)
+            notes += [f"path {m}{_suffix(nonneg, ' (nonneg)')}: {w.message}" for w in caught]
+            paths.append(
+                MethodPath(
+                    method=m,
+                    nonneg=nonneg,
+                    points=[
+                        PathPoint(
+                            k=c.k,
+                            value=float(c.variance),
+                            cardinality=c.cardinality,
+                            iterations=int(c.iterations),
+                            seconds=float(c.seconds),
+                        )
+                        for c in comps
+                    ],
+                )
+            )
+            for c in comps:
+                by_k[c.k].append(c)
+            step(f"path {m}{_suffix(nonneg)}")
+        if by_k.get(plan.k):
+            fitted.adopt_if_better(problem, max(by_k[plan.k], key=lambda c: c.variance), plan)
+        points = []
+        for kk in plan.ks:
+            top = max(by_k[kk], key=lambda c: c.variance)
+            win = min(
+                (_band_bound(problem, name, kk, nonneg, cache) for name in names), key=lambda b: (b.value, b.name)
+            )
+            value = problem.variance(top.weights / np.linalg.norm(top.weights))
+            points.append(
+                BandPoint(
+                    k=kk,
+                    best_value=float(value),
+                    best_method=top.method,
+                    upper_bound=float(win.value),
+                    winner=win.name,
+                    certified_fraction=float(value / win.value) if win.value > 0 else float("nan"),
+                )
+            )
+        bands.append(Band(nonneg=nonneg, bounds=names, points=points))
+        step(f"band{_suffix(nonneg)}")
+    return paths, bands, notes
+
+
+# ------------------------------------------------------------- references
+def references(
+    methods: Sequence[str], bounds: Sequence[str], *, band: bool, genes: bool, source: str | None = None
+) -> list[str]:
+    """The references of every method and bound that ran, of the band figure, of the evaluation and of
+    a bundled data set (``source`` "bundled:NAME"; a user's file cites nothing), sorted."""
+    cites = [SOLVERS[m].cite() for m in methods] + [BOUNDS[b].cite() for b in bounds]
+    if source and source.startswith("bundled:"):
+        cites.append(f"Data: {datasets.info(source.split(':', 1)[1])['source']}")
+    if band:
+        cites.append(SOLVERS[BAND_FIGURE_SOURCE].cite())
+    if genes:
+        cites += GENE_REFS
+    refs = (ref.strip().rstrip(".") for cite in cites for ref in _CITE_SEPARATOR.split(cite))
+    return sorted({ref + "." for ref in refs if ref})
+
+
+# --------------------------------------------------------------- the run
+def compute_run(
+    ds: Dataset,
+    *,
+    k: int,
+    methods=None,
+    nonneg_modes: Sequence[bool] = (False, True),
+    components: int = 1,
+    path: str | None = DEFAULT_PATH,
+    path_methods=None,
+    seed: int = 0,
+    bounds=None,
+    path_bounds=None,
+    genes: bool | None = None,
+    gene_sizes: Sequence[int] = GENE_SIZES,
+    gene_k: int | None = None,
+    n_init: int = N_INIT,
+    time_limit: float | None = SDP_TIME,
+    command: str = "",
+    progress: bool | None = None,
+) -> Run:
+    """Fits, certificates, path, band and gene selection for ``ds`` at cardinality ``k``."""
+    plan = resolve(
+        ds,
+        k=k,
+        methods=methods,
+        nonneg_modes=nonneg_modes,
+        components=components,
+        path=path,
+        path_methods=path_methods,
+        seed=seed,
+        bounds=bounds,
+        path_bounds=path_bounds,
+        genes=genes,
+        gene_sizes=gene_sizes,
+        gene_k=gene_k,
+        n_init=n_init,
+        time_limit=time_limit,
+        command=command,
+    )
+    problem = ds.problem()
+    modes = len(plan.nonneg_modes)
+    path_steps = len(plan.on_path) + 1 if plan.ks else 0
+    step = Steps(modes * (len(plan.methods) + 1 + path_steps) + (3 if plan.genes else 0) + 1, progress)
+    try:
+        data = describe_data(ds, problem)
+        step("spectrum")
+        fitted = fit_and_certify(ds, problem, plan, step)
+        paths, bands, path_notes = path_and_band(problem, plan, fitted, step) if plan.ks else ([], [], [])
+        gene = (
+            gene_selection_run(
+                ds, sizes=plan.gene_sizes, featured=plan.gene_k, n_init=plan.n_init, seed=plan.seed, step=step
+            )
+            if plan.genes
+            else None
+        )
+    finally:
+        step.close()
+    band_bounds = {n for b in bands for n in b.bounds}
+    methods_run = sorted({f.fit["options"]["method"] for f in fitted.fits})
+    settings = Settings(
+        k=plan.k,
+        nonneg=plan.nonneg_modes,
+        methods=plan.methods,
+        components=plan.components,
+        seed=plan.seed,
+        path=plan.ks,
+        path_methods=plan.on_path,
+        bounds={("nonneg" if nn else "sparse"): v for nn, v in fitted.bounds.items()},
+        path_bounds=plan.band_bounds,
+        genes=plan.genes,
+    )
+    return Run(
+        command=plan.command,
+        versions=versions(),
+        settings=settings,
+        data=data,
+        methods_skipped=dict(sorted(plan.skipped.items())),
+        path_skipped=plan.path_skipped,
+        fits=fitted.fits,
+        paths=paths,
+        bands=bands,
+        genes=gene,
+        notes=sorted(set(fitted.notes + path_notes)),
+        references=references(
+            methods_run,
+            sorted(fitted.used_bounds | band_bounds),
+            band=bool(bands),
+            genes=gene is not None,
+            source=ds.source,
+        ),
+        step_seconds=step.seconds,
+        format=FORMAT,
+        scores=sample_scores(ds, problem, fitted.fits),
+        advice=preprocessing_advice(ds) + plan.notes,
+        annotation=selected_annotation(ds, fitted.fits),
+    )
+
+
+def selected_annotation(ds: Dataset, fits: list[MethodFit]) -> dict[str, list[str]]:
+    """Symbol and description of every feature some fit selected and the annotation names."""
+    if ds.annotation is None:
+        return {}
+    selected = {fid for f in fits for comp in f.components for fid in comp["loadings"]}
+    rows = ds.annotation.loc[ds.annotation.index.intersection(sorted(selected))]
+    return {str(fid): [r.symbol, r.description] for fid, r in rows.iterrows() if r.symbol or r.description}
+
+
+__all__ = [
+    "DEFAULT_METHODS",
+    "FORMAT",
+    "PATH_BOUNDS",
+    "choose_methods",
+    "compute_run",
+    "describe_data",
+    "fit_and_certify",
+    "gene_selection_run",
+    "path_and_band",
+    "references",
+    "sample_scores",
+    "selected_annotation",
+    "versions",
+]

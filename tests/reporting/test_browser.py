@@ -1,0 +1,141 @@
+"""The report opens in headless Chromium with no console errors and no network request, and fits the page.
+
+CI installs Debian's chromium (.ci/run); where no chromium can be found the test is
+skipped with that reason, visibly (pytest -ra).  The layout checks drive that same
+chromium through playwright (its Python package only; no browser download).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+import numpy as np
+import pandas as pd
+import pytest
+
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--enable-logging=stderr",
+    "--v=0",
+    "--host-resolver-rules=MAP * ~NOTFOUND",
+]
+
+
+def _chromium() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome", "chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory):
+    from certpca.data import Dataset, prepare
+    from certpca.reporting import compute_run, render
+
+    rng = np.random.default_rng(3)
+    classes = np.repeat(["x", "y"], 12)
+    X = rng.normal(size=(24, 30))
+    X[:, :5] += 2.5 * (classes == "x")[:, None]
+    ids = pd.Index([f"s{i}" for i in range(24)])
+    ds = prepare(
+        Dataset("browser", X, pd.Index([f"f{j}" for j in range(30)]), ids, pd.Series(classes, index=ids, name="label"))
+    )
+    run = compute_run(
+        ds,
+        k=5,
+        methods="em,threshold",
+        path="1:30:4",
+        gene_sizes=(5, 10),
+        gene_k=5,
+        n_init=10,
+        components=2,
+        progress=False,
+        command="certpca report browser.csv --k 5 " + "--long-option " * 30,
+    )
+    out = tmp_path_factory.mktemp("browser") / "report.html"
+    out.write_text(render(run), encoding="utf-8")
+    return out
+
+
+def test_no_external_resources(page):
+    html = page.read_text(encoding="utf-8")
+    assert "<script" not in html and "<link" not in html and "@import" not in html
+    refs = re.findall(r'(?:src|href)="([^"]*)"', html)
+    assert all(r.startswith("#") for r in refs), [r for r in refs if not r.startswith("#")][:5]
+    assert "url(http" not in html
+
+
+def test_opens_in_headless_chromium(page, tmp_path):
+    exe = _chromium()
+    if exe is None:
+        pytest.skip("chromium not found on PATH (apt-get install chromium; .ci/run installs it in CI)")
+    base = [exe, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}"]
+    dom = subprocess.run(base + ["--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    for section in ("data", "results", "samples", "path", "loadings", "genes", "reproduce", "references"):
+        assert f'<section id="{section}">' in dom.stdout
+    assert dom.stdout.count("<svg") == 7
+    log = dom.stderr
+    assert "Uncaught" not in log and "ERROR:CONSOLE" not in log and ":CONSOLE(" not in log, log[-2000:]
+    assert "net::ERR" not in log, log[-2000:]
+    shot = tmp_path / "shot.png"
+    run = subprocess.run(
+        base + ["--hide-scrollbars", "--window-size=1200,2000", f"--screenshot={shot}", page.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0 and shot.stat().st_size > 10_000, run.stderr[-2000:]
+
+
+#: elements whose right edge lies beyond the viewport (an overflowing table, figure or code line); inside a
+#: box that scrolls sideways (a wide table on a phone) an element is reachable, and counts only in print,
+#: where content wider than its own box (clipped or scrolled) counts too
+_OVERFLOWING = """(print) => { const w = document.documentElement.clientWidth;
+  const scrolls = e => { if (print) return false; for (let a = e.parentElement; a; a = a.parentElement) {
+      if (['auto', 'scroll'].includes(getComputedStyle(a).overflowX)) return true; } return false; };
+  return [...document.querySelectorAll('body *')]
+    .filter(e => (e.getBoundingClientRect().right > w + 1 && !scrolls(e))
+                 || (print && e.scrollWidth > e.clientWidth + 1 && !(e instanceof SVGElement)))
+    .map(e => e.tagName + '#' + e.id).slice(0, 10) }"""
+
+
+@pytest.mark.parametrize("medium, width", [("screen", 1000), ("screen", 420), ("print", 700), ("print", 740)])
+def test_fits_the_page_on_screen_and_in_print(page, tmp_path, medium, width):
+    """Nothing wider than the page: a phone-width screen, and A4 (700 px) and Letter (740 px) print areas."""
+    exe = _chromium()
+    if exe is None:
+        pytest.skip("chromium not found on PATH (apt-get install chromium; .ci/run installs it in CI)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (the test extra) drives chromium")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=exe, args=["--no-sandbox"])
+        tab = browser.new_page(viewport={"width": width, "height": 900})
+        messages: list[str] = []
+        tab.on("console", lambda m: messages.append(f"{m.type}: {m.text}"))
+        tab.on("pageerror", lambda e: messages.append(f"error: {e}"))
+        tab.emulate_media(media=medium)
+        tab.goto(page.as_uri())
+        wide = tab.evaluate(_OVERFLOWING, medium == "print")
+        scroll = tab.evaluate("document.documentElement.scrollWidth")
+        present = tab.evaluate(
+            "['fig-scores-sparse', 'tab-importance-sparse', 'tab-importance-nonneg']"
+            ".map(id => document.getElementById(id) !== null)"
+        )
+        if medium == "print":
+            pdf = tab.pdf(format="A4" if width == 700 else "Letter")
+        browser.close()
+    assert wide == [] and scroll <= width, (wide, scroll)
+    assert all(present), present
+    assert not [m for m in messages if m.startswith(("error", "warning"))], messages
+    if medium == "print":
+        assert pdf[:5] == b"%PDF-" and len(pdf) > 20_000
