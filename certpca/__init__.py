@@ -18,7 +18,7 @@ from .version import __version__
 
 if TYPE_CHECKING:
     from . import datasets
-    from .api import certify, fit, path
+    from .api import certify, fit, path, stability
     from .certification import Certificate
     from .data import Dataset
     from .errors import ConvergenceWarning, InputError
@@ -27,11 +27,14 @@ if TYPE_CHECKING:
     from .problem import Problem
     from .reporting.write import report
     from .results import Component, Fit
+    from .stability import Stability
 
 #: public name -> the module that defines it
 _HOMES = {
     "fit": "api",
     "certify": "api",
+    "stability": "api",
+    "Stability": "stability",
     "report": "reporting.write",
     "path": "api",
     "load": "io",
@@ -66,6 +69,7 @@ __all__ = [
     "certify",
     "path",
     "report",
+    "stability",
     "load",
     "datasets",
     "Certificate",
@@ -73,6 +77,7 @@ __all__ = [
     "Problem",
     "Fit",
     "Component",
+    "Stability",
     "InputError",
     "ConvergenceWarning",
     "SparsePCA",

@@ -13,6 +13,8 @@ from .errors import InputError
 from .io import load
 from .problem import Problem
 from .results import Component, Fit
+from .stability import THRESHOLD, Stability
+from .stability import stability as stability_selection
 
 
 def _problem(data, client=None) -> tuple[Problem, dict]:
@@ -158,3 +160,34 @@ def certify(
         )
     k = int(np.count_nonzero(w)) if k is None else k
     return certify_vector(problem, w, k, bool(nonneg), bounds=bounds, budget=budget, tol=tol)
+
+
+def stability(
+    data,
+    k,
+    *,
+    n_subsamples: int = 100,
+    fraction: float = 0.5,
+    threshold: float = THRESHOLD,
+    seed: int = 0,
+    n_jobs: int | None = None,
+    **fit_options,
+) -> Stability:
+    """How often each feature is selected when the fit is repeated on halves of the samples.
+
+    ``data`` as for :func:`fit` (read with :func:`load`'s defaults); ``fit_options`` as for
+    :func:`fit` (``n_components``, ``nonneg``, ``method``, ...).  See
+    :func:`certpca.stability.stability` for the subsampling (complementary pairs of halves), the
+    matching of components and the bound on the expected number of false selections.
+    """
+    ds = data if isinstance(data, Dataset) else load(data, copy=False)
+    return stability_selection(
+        ds,
+        k,
+        n_subsamples=n_subsamples,
+        fraction=fraction,
+        threshold=threshold,
+        seed=seed,
+        n_jobs=n_jobs,
+        **fit_options,
+    )
