@@ -18,7 +18,7 @@ from .version import __version__
 
 if TYPE_CHECKING:
     from . import datasets
-    from .api import certify, fit, path, stability
+    from .api import certify, choose_k, fit, path, stability
     from .certification import Certificate
     from .data import Dataset
     from .errors import ConvergenceWarning, InputError
@@ -34,6 +34,7 @@ _HOMES = {
     "fit": "api",
     "certify": "api",
     "stability": "api",
+    "choose_k": "api",
     "Stability": "stability",
     "report": "reporting.write",
     "path": "api",
@@ -70,6 +71,7 @@ __all__ = [
     "path",
     "report",
     "stability",
+    "choose_k",
     "load",
     "datasets",
     "Certificate",

@@ -6,6 +6,8 @@ import numpy as np
 
 from . import components, paths, validation
 from .certification import Certificate, certify_components, certify_vector
+from .crossval import KChoice
+from .crossval import choose_k as cross_validated_k
 from .data import Dataset, read_annotation, with_annotation
 from .data.chunked import ChunkedData, is_dask_array
 from .data.convert import is_anndata
@@ -191,3 +193,22 @@ def stability(
         n_jobs=n_jobs,
         **fit_options,
     )
+
+
+def choose_k(
+    data,
+    ks="1:300:20",
+    *,
+    n_folds: int = 5,
+    seed: int = 0,
+    nonneg: bool = False,
+    method: str = "em",
+    restarts: int = 10,
+) -> KChoice:
+    """k for the first component chosen by cross-validated reconstruction of held-out entries
+    (Witten, Tibshirani & Hastie 2009) with the one-standard-error rule; ``ks`` a list or a grid as
+    for :func:`path`; ``data`` as for :func:`fit`.  Returns the choice and the curve it came from
+    (:class:`certpca.crossval.KChoice`)."""
+    ds = data if isinstance(data, Dataset) else load(data, copy=False)
+    grid = validation.parse_grid(ks, ds.n_features)
+    return cross_validated_k(ds, grid, n_folds=n_folds, seed=seed, nonneg=nonneg, method=method, restarts=restarts)

@@ -53,6 +53,7 @@ def test_the_namespace_holds_only_the_public_api():
         "path",
         "report",
         "stability",
+        "choose_k",
         "load",
         "datasets",
         "Certificate",
