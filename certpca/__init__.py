@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from .problem import Problem
     from .reporting.write import report
     from .results import Component, Fit
-    from .stability import Stability
+    from .stability_selection import Stability
 
 #: public name -> the module that defines it
 _HOMES = {
@@ -35,7 +35,7 @@ _HOMES = {
     "certify": "api",
     "stability": "api",
     "choose_k": "api",
-    "Stability": "stability",
+    "Stability": "stability_selection",
     "report": "reporting.write",
     "path": "api",
     "load": "io",

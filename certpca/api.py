@@ -15,8 +15,8 @@ from .errors import InputError
 from .io import load
 from .problem import Problem
 from .results import Component, Fit
-from .stability import THRESHOLD, Stability
-from .stability import stability as stability_selection
+from .stability_selection import THRESHOLD, Stability
+from .stability_selection import stability as stability_selection
 
 
 def _problem(data, client=None) -> tuple[Problem, dict]:
@@ -179,7 +179,7 @@ def stability(
 
     ``data`` as for :func:`fit` (read with :func:`load`'s defaults); ``fit_options`` as for
     :func:`fit` (``n_components``, ``nonneg``, ``method``, ...).  See
-    :func:`certpca.stability.stability` for the subsampling (complementary pairs of halves), the
+    :func:`certpca.stability_selection.stability` for the subsampling (complementary pairs of halves), the
     matching of components and the bound on the expected number of false selections.
     """
     ds = data if isinstance(data, Dataset) else load(data, copy=False)

@@ -10,7 +10,7 @@ import pytest
 import certpca
 from certpca.data import Dataset, prepare
 from certpca.errors import InputError
-from certpca.stability import stability
+from certpca.stability_selection import stability
 
 
 def spiked(n: int, d: int, supports: list[range], strengths: list[float], seed: int = 0) -> Dataset:
