@@ -18,7 +18,7 @@ from .version import __version__
 
 if TYPE_CHECKING:
     from . import datasets
-    from .api import certify, fit, path
+    from .api import certify, choose_k, fit, path, stability
     from .certification import Certificate
     from .data import Dataset
     from .errors import ConvergenceWarning, InputError
@@ -27,11 +27,15 @@ if TYPE_CHECKING:
     from .problem import Problem
     from .reporting.write import report
     from .results import Component, Fit
+    from .stability_selection import Stability
 
 #: public name -> the module that defines it
 _HOMES = {
     "fit": "api",
     "certify": "api",
+    "stability": "api",
+    "choose_k": "api",
+    "Stability": "stability_selection",
     "report": "reporting.write",
     "path": "api",
     "load": "io",
@@ -66,6 +70,8 @@ __all__ = [
     "certify",
     "path",
     "report",
+    "stability",
+    "choose_k",
     "load",
     "datasets",
     "Certificate",
@@ -73,6 +79,7 @@ __all__ = [
     "Problem",
     "Fit",
     "Component",
+    "Stability",
     "InputError",
     "ConvergenceWarning",
     "SparsePCA",

@@ -8,6 +8,8 @@ import numpy as np
 
 from . import components, paths, validation
 from .certification import Certificate, certify_components, certify_vector
+from .crossval import KChoice
+from .crossval import choose_k as cross_validated_k
 from .data import Dataset, read_annotation, with_annotation
 from .data.chunked import ChunkedData, is_dask_array
 from .data.convert import anndata_mask, is_anndata
@@ -15,6 +17,8 @@ from .errors import InputError
 from .io import load
 from .problem import Problem
 from .results import Component, Fit
+from .stability_selection import THRESHOLD, Stability
+from .stability_selection import stability as stability_selection
 
 
 def _problem(data, client=None) -> tuple[Problem, dict]:
@@ -190,3 +194,53 @@ def certify(
         )
     k = int(np.count_nonzero(w)) if k is None else k
     return certify_vector(problem, w, k, bool(nonneg), bounds=bounds, budget=budget, tol=tol)
+
+
+def stability(
+    data,
+    k,
+    *,
+    n_subsamples: int = 100,
+    fraction: float = 0.5,
+    threshold: float = THRESHOLD,
+    seed: int = 0,
+    n_jobs: int | None = None,
+    **fit_options,
+) -> Stability:
+    """How often each feature is selected when the fit is repeated on halves of the samples.
+
+    ``data`` as for :func:`fit` (read with :func:`load`'s defaults); ``fit_options`` as for
+    :func:`fit` (``n_components``, ``nonneg``, ``method``, ...).  See
+    :func:`certpca.stability_selection.stability` for the subsampling (complementary pairs of halves), the
+    matching of components and the bound on the expected number of false selections.
+    """
+    ds = data if isinstance(data, Dataset) else load(data, copy=False)
+    return stability_selection(
+        ds,
+        k,
+        n_subsamples=n_subsamples,
+        fraction=fraction,
+        threshold=threshold,
+        seed=seed,
+        n_jobs=n_jobs,
+        **fit_options,
+    )
+
+
+def choose_k(
+    data,
+    ks="1:300:20",
+    *,
+    n_folds: int = 5,
+    seed: int = 0,
+    nonneg: bool = False,
+    method: str = "em",
+    restarts: int = 10,
+) -> KChoice:
+    """k for the first component chosen by cross-validated reconstruction of held-out entries
+    (Witten, Tibshirani & Hastie 2009) with the one-standard-error rule; ``ks`` a list or a grid as
+    for :func:`path`; ``data`` as for :func:`fit`.  Returns the choice and the curve it came from
+    (:class:`certpca.crossval.KChoice`)."""
+    ds = data if isinstance(data, Dataset) else load(data, copy=False)
+    grid = validation.parse_grid(ks, ds.n_features)
+    return cross_validated_k(ds, grid, n_folds=n_folds, seed=seed, nonneg=nonneg, method=method, restarts=restarts)
