@@ -264,7 +264,7 @@ def test_nan_and_inf_are_reported_with_the_na_option(tmp_path):
         read(write(tmp_path / "x.csv", text))
     msg = message(exc)
     assert "2 missing or infinite" in msg and "s1, s2" in msg and "b, c" in msg
-    assert "--na drop-rows|drop-cols|mean" in msg
+    assert "na=drop-rows|drop-cols|mean" in msg  # the command line says --na (tests/test_cli.py)
 
 
 NA_TEXT = "sample,a,b,c\ns1,1,NA,3\ns2,4,6,-inf\ns3,7,8,9\ns4,2,4,5\n"
@@ -324,7 +324,7 @@ def test_unnamed_feature(tmp_path):
 def test_too_few_samples(tmp_path):
     with pytest.raises(InputError) as exc:
         read(write(tmp_path / "x.csv", "sample,a,b,c\ns1,1,2,3\n"))
-    assert "at least 2" in message(exc) and "--transpose" in message(exc)
+    assert "at least 2" in message(exc) and "transpose=True" in message(exc)
 
 
 def test_binary_file_is_not_text(tmp_path):

@@ -50,6 +50,7 @@ class _Table:
     row_ids: list[str]
     col_ids: list[str]
     image_shape: tuple[int, int] | None = None
+    labels: list[str] | None = None  # a label column taken out of a text file (read_labelled)
 
 
 def read(
@@ -82,9 +83,9 @@ def read(
     """
     path = Path(path)
     if na is not None and na not in NA_OPTIONS:
-        raise InputError(f"unknown --na option {na!r}; use one of {', '.join(NA_OPTIONS)}")
+        raise InputError(f"unknown `na` option {na!r}; use one of {', '.join(NA_OPTIONS)}")
     if covariance and (transpose or na is not None):
-        raise InputError("--transpose and --na do not apply to a covariance matrix; drop them")
+        raise InputError("`transpose` and `na` do not apply to a covariance matrix; drop them")
     if not path.is_file():
         raise InputError(f"file not found: {path}; check the path")
     table = _parse(path, covariance=covariance, key=key)
@@ -101,11 +102,24 @@ def _stem(path: Path) -> str:
     return name
 
 
+def data_format(path: str | Path) -> str:
+    """The format of a data file or folder, from its name: the one suffix dispatch of every loader.
+
+    ``"h5ad"``, ``"zarr"`` (a store, i.e. a folder), ``"parquet"`` (a file, or a folder of
+    parquet files), ``"npz"``, else ``"text"`` (CSV/TSV/TXT, optionally gzipped).
+    """
+    name = str(path).rstrip("/").lower()
+    for suffix in ("h5ad", "zarr", "parquet", "npz"):
+        if name.endswith("." + suffix):
+            return suffix
+    return "parquet" if Path(path).is_dir() else "text"
+
+
 def _parse(path: Path, *, covariance: bool, key: str | None) -> _Table:
-    suffix = path.suffix.lower()
-    if suffix == ".parquet":
+    fmt = data_format(path)
+    if fmt == "parquet":
         return _parse_parquet(path)
-    if suffix == ".npz":
+    if fmt == "npz":
         return _parse_npz(path, key)
     return _parse_text(path, covariance=covariance)
 
@@ -305,8 +319,25 @@ def _widths_agree(path: Path, delimiter: str | None, width: int, n_rows: int) ->
     return count == n_rows
 
 
-def _parse_python(path: Path, *, covariance: bool) -> _Table:
-    """Tokenize every line in Python: the reference reader, whose messages name the row and column at fault."""
+def read_labelled(path: str | Path, column: str, *, na: str | None = None) -> tuple[Dataset, pd.Series]:
+    """A samples × features text file with its class labels in ``column``: the other columns are the data,
+    validated as :func:`read` validates them (the labels named by sample id)."""
+    path = Path(path)
+    if data_format(path) != "text":
+        raise InputError(
+            f"labels {column!r} is not a file; a label column works only for CSV/TSV "
+            "files with samples as rows: give a labels file sample,label instead"
+        )
+    table = _parse_python(path, covariance=False, label_column=column)
+    assert table.labels is not None  # _parse_python returns them when asked for a column
+    labels = pd.Series(table.labels, index=table.row_ids, name="label").str.strip()
+    return _sample_dataset(table, path, transpose=False, na=na), labels
+
+
+def _parse_python(path: Path, *, covariance: bool, label_column: str | None = None) -> _Table:
+    """Tokenize every line in Python: the reference reader, whose messages name the row and column at fault.
+
+    With ``label_column`` that column is taken out of the table as text (``_Table.labels``)."""
     lines = _read_lines(path)
     if not lines:
         raise InputError(f"{path.name} is empty; give a header row and one row per sample")
@@ -338,8 +369,18 @@ def _parse_python(path: Path, *, covariance: bool) -> _Table:
             "give one header name per column"
         )
     row_ids = [r[0].strip() for r in body]
-    values = _to_float([r[1:] for r in body], row_ids, col_ids)
-    return _Table(values, row_ids, col_ids)
+    cells = [r[1:] for r in body]
+    labels = None
+    if label_column is not None:
+        if label_column not in col_ids:
+            raise InputError(
+                f"labels {label_column!r}: no such file and no such column in {path.name} "
+                f"(columns start {', '.join(col_ids[:5])})"
+            )
+        j = col_ids.index(label_column)
+        labels = [r[j] for r in cells]
+        cells, col_ids = [r[:j] + r[j + 1 :] for r in cells], col_ids[:j] + col_ids[j + 1 :]
+    return _Table(_to_float(cells, row_ids, col_ids), row_ids, col_ids, labels=labels)
 
 
 def _check_ragged(body: list[list[str]], path: Path) -> None:
@@ -540,7 +581,7 @@ def _sample_dataset(table: _Table, path: Path, *, transpose: bool, na: str | Non
     check_ids(feature_ids, sample_ids)
     values, sample_ids, feature_ids, na_record = _handle_missing(values, sample_ids, feature_ids, na)
     if len(sample_ids) < 2:
-        hint = "; did you mean --transpose?" if not transpose and len(feature_ids) >= 2 else ""
+        hint = "; did you mean `transpose=True`?" if not transpose and len(feature_ids) >= 2 else ""
         raise InputError(f"{len(sample_ids)} sample(s): a covariance needs at least 2{hint}")
     if values.base is None and values.dtype == np.float64:
         values = frozen(values)  # the reader's own array: the Dataset takes it instead of a second copy
@@ -569,7 +610,7 @@ def _handle_missing(
         raise InputError(
             f"{n_bad} missing or infinite values in {len(rows)} samples ({some_ids(np.take(sample_ids, rows))}) "
             f"and {len(cols)} features ({some_ids(np.take(feature_ids, cols))}); "
-            "--na drop-rows|drop-cols|mean handles them"
+            "`na=drop-rows|drop-cols|mean` handles them"
         )
     record = {"method": na, "cells": n_bad}
     if na == "drop-rows":
@@ -580,7 +621,7 @@ def _handle_missing(
         keep = np.setdiff1d(np.arange(len(feature_ids)), cols)
         if keep.size == 0:
             raise InputError(
-                "every feature has a missing value, so --na drop-cols leaves nothing; try --na drop-rows or mean"
+                "every feature has a missing value, so `na='drop-cols'` leaves nothing; try `na='drop-rows'` or 'mean'"
             )
         record["dropped"] = [feature_ids[j] for j in cols]
         return values[:, keep], sample_ids, [feature_ids[j] for j in keep], record
@@ -589,7 +630,7 @@ def _handle_missing(
     if empty.size:
         raise InputError(
             f"{empty.size} features have no finite value ({some_ids(np.take(feature_ids, empty))}) "
-            "so --na mean cannot fill them; use --na drop-cols"
+            "so `na='mean'` cannot fill them; use `na='drop-cols'`"
         )
     means = np.nanmean(values, axis=0)
     return np.where(bad, means, values), sample_ids, feature_ids, record
@@ -600,7 +641,7 @@ def _covariance_dataset(table: _Table, path: Path) -> Dataset:
     if C.shape[0] != C.shape[1]:
         raise InputError(
             f"covariance in {path.name} is not square ({C.shape[0]} rows × {C.shape[1]} columns); "
-            "give a D × D matrix or drop --covariance"
+            "give a D × D matrix or drop `covariance`"
         )
     check_ids(col_ids, row_ids)
     if row_ids != col_ids:
