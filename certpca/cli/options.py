@@ -44,7 +44,7 @@ def former_spelling(parser: argparse.ArgumentParser, old: str, action: argparse.
     parser.add_argument(
         old,
         dest=action.dest,
-        type=action.type,
+        type=action.type or str,  # argparse's None: the text as given
         metavar=action.metavar,
         action=_FormerSpelling,
         current=long_flag(action),
