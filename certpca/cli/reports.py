@@ -148,13 +148,13 @@ def add_commands(sub) -> None:
 def _gene_sizes(spec: str, dim: int) -> list[int]:
     """The gene-selection sizes of ``--gene-sizes``: the one grid syntax of :func:`parse_grid`.
 
-    ``FROM:TO:COUNT`` meant a step (FROM, FROM+STEP, ...) in certpca 0.1.0; it means COUNT geometric
-    steps now, as ``--path`` and ``path --k``; a note says so when a three-part grid is given.
+    ``FROM:TO[:STEP]`` meant an arithmetic step (default 10) in certpca 0.1.0; ``FROM:TO[:COUNT]`` means
+    COUNT (default 10) geometric steps now, as ``--path`` and ``path --k``; a warning says so for one version.
     """
-    if spec.count(":") == 2:
+    if ":" in spec:
         print(
-            f"certpca: warning: --gene-sizes {spec} means {spec.rsplit(':', 1)[1]} geometrically spaced sizes "
-            "(FROM:TO:COUNT, as --path); it meant a step FROM:TO:STEP before; give n1,n2,... for exact sizes",
+            f"certpca: warning: --gene-sizes {spec} means geometrically spaced sizes (FROM:TO[:COUNT], as "
+            "--path); in certpca 0.1.0 it meant FROM:TO[:STEP]; give n1,n2,... for exact sizes",
             file=sys.stderr,
         )
     return parse_grid(spec, dim, "gene_sizes")
