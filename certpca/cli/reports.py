@@ -65,7 +65,8 @@ def add_commands(sub) -> None:
         "--path",
         default="1:300:8",
         metavar="FROM:TO[:COUNT]",
-        help="cardinality grid of the path: COUNT (default 8, and k) geometric steps, or k1,k2,...; '' for none",
+        help="cardinality grid of the path (k is added): FROM:TO[:COUNT], COUNT (default 10) geometric steps, "
+        "or k1,k2,...; '' for none (default 1:300:8, every k up to 50 features)",
     )
     path_method = rep.add_argument(
         "--path-method",
