@@ -42,7 +42,7 @@ from .data import (
     with_annotation,
     with_labels,
 )
-from .data.chunked import connect, open_h5ad, open_parquet, open_zarr
+from .data.chunked import ChunkedData, connect, open_h5ad, open_parquet, open_zarr
 from .errors import InputError
 
 
@@ -138,13 +138,8 @@ def _load_prepared(
     if path.is_dir():
         raise InputError(f"{name} is a folder; give a data file or a bundled data set name")
     label_column = labels is not None and not Path(labels).is_file() and path.is_file()
-    if label_column and (transpose or covariance):
-        raise InputError(
-            f"labels {str(labels)!r} is not a file; a label column works only for CSV/TSV "
-            "files with samples as rows: give a labels file sample,label instead"
-        )
     if label_column:
-        ds, found = read_labelled(path, str(labels), na=na)
+        ds, found = read_labelled(path, str(labels), transpose=transpose, covariance=covariance, na=na)
         ds = with_labels(ds, found)
     elif path.is_file():
         ds = read(path, transpose=transpose, covariance=covariance, na=na)
@@ -163,7 +158,7 @@ def _load_prepared(
     return prepare(ds, center=center, scale=scale, log2=log2, copy=copy)
 
 
-def open_data(path_or_name, *, chunked: bool = False, scheduler: str | None = None, **options):
+def open_data(path_or_name, *, chunked: bool = False, scheduler: str | None = None, **options) -> Dataset | ChunkedData:
     """:func:`load`, or for data beyond memory a :class:`~certpca.data.chunked.ChunkedData` read in blocks.
 
     A ``.zarr`` store is always read in blocks; an ``.h5ad`` file or a parquet file (or a folder of them)

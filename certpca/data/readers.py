@@ -319,11 +319,14 @@ def _widths_agree(path: Path, delimiter: str | None, width: int, n_rows: int) ->
     return count == n_rows
 
 
-def read_labelled(path: str | Path, column: str, *, na: str | None = None) -> tuple[Dataset, pd.Series]:
+def read_labelled(
+    path: str | Path, column: str, *, transpose: bool = False, covariance: bool = False, na: str | None = None
+) -> tuple[Dataset, pd.Series]:
     """A samples × features text file with its class labels in ``column``: the other columns are the data,
-    validated as :func:`read` validates them (the labels named by sample id)."""
+    validated as :func:`read` validates them (the labels named by sample id).  A features × samples
+    table (``transpose``) or a covariance has no label column."""
     path = Path(path)
-    if data_format(path) != "text":
+    if transpose or covariance or data_format(path) != "text":
         raise InputError(
             f"labels {column!r} is not a file; a label column works only for CSV/TSV "
             "files with samples as rows: give a labels file sample,label instead"
