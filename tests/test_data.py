@@ -122,7 +122,7 @@ def test_parquet_round_trip(tmp_path):
 
 def test_parquet_of_numbers_reads_as_pandas_does_without_pandas(tmp_path, monkeypatch):
     pytest.importorskip("pyarrow")
-    from certpca.data import readers
+    from certpca.data import columnar
 
     rng = np.random.default_rng(4)
     frame = pd.DataFrame(rng.standard_normal((5, 300)), columns=[f"g{j}" for j in range(300)])
@@ -131,7 +131,7 @@ def test_parquet_of_numbers_reads_as_pandas_does_without_pandas(tmp_path, monkey
     csv, *parquets = _csv_and_parquet(tmp_path, frame)
     ref = read(csv, na="mean")
     monkeypatch.setattr(pd, "read_parquet", None)  # the numbers-only path never calls pandas
-    monkeypatch.setattr(readers, "PARQUET_BATCH", 7)  # columns in batches, the last one short
+    monkeypatch.setattr(columnar, "PARQUET_BATCH", 7)  # columns in batches, the last one short
     for path in parquets:
         ds = read(path, na="mean")
         np.testing.assert_array_equal(ds.matrix, ref.matrix)

@@ -2,6 +2,8 @@
 
 - :mod:`.dataset`: :class:`Dataset` (matrix, ids, labels, preprocessing record) and the id checks;
 - :mod:`.readers`: :func:`read` for CSV/TSV(.gz), parquet, npz and covariance files;
+- :mod:`.columnar`: parquet and npz files parsed into the :class:`~.cells.Table` that :mod:`.readers` validates;
+- :mod:`.cells`: that parsed table, and the one conversion of text cells to numbers;
 - :mod:`.convert`: :func:`from_object` for arrays, DataFrames, sparse matrices, AnnData;
 - :mod:`.prepare`: :func:`prepare` (log floor, centring, scaling) and class labels;
 - :mod:`.loadings`: :func:`read_loadings`, one column of a loadings CSV aligned to the data's features;
