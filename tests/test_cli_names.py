@@ -224,3 +224,12 @@ def test_the_command_line_modules_are_small(path):
         a = fn.args
         count = len(a.posonlyargs) + len(a.args) + len(a.kwonlyargs) + bool(a.vararg) + bool(a.kwarg)
         assert count <= 10, f"{fn.name} takes {count} parameters"
+
+
+def test_the_report_records_its_command_in_the_current_spellings(capsys):
+    """The command line a report page shows is rebuilt from the parser's visible options."""
+    from certpca.cli.reports import _command
+
+    args = build_parser().parse_args(["report", "pitprops", "--k", "3", "--methods", "em", "--output", "x.html"])
+    capsys.readouterr()
+    assert _command(args, "report") == "certpca report pitprops --k 3 --method em --out x.html"
