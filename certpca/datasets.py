@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from certpca.data import Dataset, prepare, read, read_h5ad, read_labels, with_labels
+from certpca.data import Dataset, data_format, prepare, read, read_h5ad, read_labels, with_labels
 from certpca.errors import InputError
 
 
@@ -241,7 +241,7 @@ def raw(name: str) -> Dataset:
 def h5ad(name: str) -> tuple[Path, str] | None:
     """For a bundled AnnData set: its file and default obs label column (so layers and obs columns can be chosen)."""
     e = _BY_NAME.get(name.lower())
-    if e is None or not e.file.endswith(".h5ad"):
+    if e is None or data_format(e.file) != "h5ad":
         return None
     return data_dir() / e.file, H5AD_LABELS[e.name]
 

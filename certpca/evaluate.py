@@ -409,7 +409,7 @@ def gene_selection(
     the dataset, its preprocessing, ``n_init`` and ``seed``.
     """
     if dataset.is_covariance or dataset.labels is None:
-        raise InputError("gene selection needs labelled samples × features data; attach labels (--labels)")
+        raise InputError("gene selection needs labelled samples × features data; give `labels`")
     sizes = [int(sizes)] if isinstance(sizes, (int, np.integer)) else [int(s) for s in sizes]
     bad = [s for s in sizes if not 1 <= s <= dataset.n_features]
     if bad:

@@ -25,12 +25,11 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
-import pandas as pd
-
 from . import datasets
 from .data import (
     KINDS,
     Dataset,
+    data_format,
     from_object,
     is_anndata,
     is_in_memory,
@@ -38,10 +37,12 @@ from .data import (
     read,
     read_annotation,
     read_h5ad,
+    read_labelled,
     read_labels,
     with_annotation,
     with_labels,
 )
+from .data.chunked import ChunkedData, connect, open_h5ad, open_parquet, open_zarr
 from .errors import InputError
 
 
@@ -108,7 +109,7 @@ def _load_prepared(
     """:func:`load` without the annotation."""
     if is_in_memory(path_or_name):
         if transpose or covariance or na is not None:
-            raise InputError("transpose, covariance and na apply to files; drop them for in-memory data")
+            raise InputError("`transpose`, `covariance` and `na` apply to files; drop them for in-memory data")
         in_anndata = labels is not None and not Path(str(labels)).is_file() and is_anndata(path_or_name)
         ds = from_object(path_or_name, layer=layer, use_raw=use_raw, labels=str(labels) if in_anndata else None)
         if labels is not None and not in_anndata:
@@ -118,9 +119,9 @@ def _load_prepared(
         raise InputError(f"data of type {type(path_or_name).__name__} is not supported; give {KINDS}")
     path = Path(path_or_name)
     bundled = None if path.exists() else datasets.h5ad(str(path_or_name))
-    if bundled is not None or (path.is_file() and path.suffix.lower() == ".h5ad"):
+    if bundled is not None or (path.is_file() and data_format(path) == "h5ad"):
         if transpose or covariance or na is not None:
-            raise InputError("transpose, covariance and na do not apply to .h5ad files; drop them")
+            raise InputError("`transpose`, `covariance` and `na` do not apply to .h5ad files; drop them")
         obs_column = labels is not None and not Path(labels).is_file()
         column = str(labels) if obs_column else None
         if bundled is not None:  # a bundled AnnData: its own layer and labels unless others are asked for
@@ -132,23 +133,22 @@ def _load_prepared(
             ds = with_labels(ds, read_labels(labels))
         return prepare(ds, center=center, scale=scale, log2=log2, copy=copy)
     if layer is not None or use_raw:
-        raise InputError("layer and use_raw apply to AnnData objects and .h5ad files only; drop them")
+        raise InputError("`layer` and `use_raw` apply to AnnData objects and .h5ad files only; drop them")
     name = str(path_or_name)
     if path.is_dir():
         raise InputError(f"{name} is a folder; give a data file or a bundled data set name")
     label_column = labels is not None and not Path(labels).is_file() and path.is_file()
-    if path.is_file():
-        ds = (
-            _read_with_label_column(path, str(labels), transpose, covariance, na)
-            if label_column
-            else read(path, transpose=transpose, covariance=covariance, na=na)
-        )
+    if label_column:
+        ds, found = read_labelled(path, str(labels), transpose=transpose, covariance=covariance, na=na)
+        ds = with_labels(ds, found)
+    elif path.is_file():
+        ds = read(path, transpose=transpose, covariance=covariance, na=na)
     elif name.lower() in datasets.names(include_aliases=True):
         if transpose or na is not None:
-            raise InputError(f"bundled data set {name!r} is ready to use; drop transpose and na")
+            raise InputError(f"bundled data set {name!r} is ready to use; drop `transpose` and `na`")
         ds = datasets.raw(name)
         if covariance and not ds.is_covariance:
-            raise InputError(f"bundled data set {name!r} holds samples, not a covariance; drop covariance")
+            raise InputError(f"bundled data set {name!r} holds samples, not a covariance; drop `covariance`")
     else:
         raise InputError(
             f"no file or bundled data set named {name!r}; bundled: {', '.join(datasets.names())} (certpca data list)"
@@ -158,29 +158,44 @@ def _load_prepared(
     return prepare(ds, center=center, scale=scale, log2=log2, copy=copy)
 
 
-def _read_with_label_column(path: Path, column: str, transpose: bool, covariance: bool, na: str | None) -> Dataset:
-    """Labels from a column of a samples × features text file; the other columns are the data."""
-    if transpose or covariance or path.suffix.lower() in (".npz", ".parquet"):
+def open_data(path_or_name, *, chunked: bool = False, scheduler: str | None = None, **options) -> Dataset | ChunkedData:
+    """:func:`load`, or for data beyond memory a :class:`~certpca.data.chunked.ChunkedData` read in blocks.
+
+    A ``.zarr`` store is always read in blocks; an ``.h5ad`` file or a parquet file (or a folder of them)
+    with ``chunked`` (blocks of rows, or of whole columns when D > N), on the dask scheduler at
+    ``scheduler`` (host:port) when given.  ``options`` are :func:`load`'s; data read in blocks take
+    only ``center`` and ``scale`` (and an .h5ad file's ``layer``/``use_raw``, a parquet file's ``transpose``).
+    """
+    fmt = data_format(path_or_name) if isinstance(path_or_name, (str, Path)) else "in memory"
+    if chunked and fmt not in ("h5ad", "parquet"):
         raise InputError(
-            f"labels {column!r} is not a file; a label column works only for CSV/TSV "
-            "files with samples as rows: give a labels file sample,label instead"
+            "`chunked` applies to .h5ad files and parquet files or directories "
+            "(a .zarr store is always read in chunks); drop it"
         )
-    try:
-        frame = pd.read_csv(path, sep=None, engine="python", dtype=str, index_col=0)
-    except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as err:
-        raise InputError(f"cannot read {path}: {str(err).splitlines()[0]}") from None
-    if column not in frame.columns:
+    if not (fmt == "zarr" or chunked):
+        if scheduler is not None:
+            raise InputError(
+                "`scheduler` applies to data read in chunks (.zarr, or .h5ad or parquet with `chunked`); drop it"
+            )
+        return load(path_or_name, **options)
+    allowed = {"h5ad": ("layer", "use_raw"), "parquet": ("transpose",)}.get(fmt, ())
+    given = [f"`{n}`" for n in NOT_CHUNKED if n not in allowed and options.get(n) not in (None, False)]
+    if given:
         raise InputError(
-            f"labels {column!r}: no such file and no such column in {path.name} "
-            f"(columns start {', '.join(map(str, frame.columns[:5]))})"
+            f"{', '.join(given)} do(es) not apply to data read in chunks (centring and `scale` only); drop it"
         )
-    found = frame.pop(column).str.strip()
-    found.index = found.index.astype(str).str.strip()
-    with tempfile.TemporaryDirectory() as tmp:  # the rest of the table goes through the one validated reader
-        rest = Path(tmp) / (path.stem.removesuffix(".csv").removesuffix(".tsv") + ".csv")
-        frame.to_csv(rest)
-        ds = read(rest, na=na)
-    return with_labels(ds, found.rename("label"))
+    prepare_options = {"center": options.get("center", True), "scale": options.get("scale", False)}
+    prepare_options["client"] = None if scheduler is None else connect(scheduler)
+    if fmt == "h5ad":
+        layer, use_raw = options.get("layer"), options.get("use_raw", False)
+        return open_h5ad(path_or_name, layer=layer, use_raw=use_raw, **prepare_options)
+    if fmt == "parquet":
+        return open_parquet(path_or_name, transpose=options.get("transpose", False), **prepare_options)
+    return open_zarr(path_or_name, **prepare_options)
+
+
+#: the options of :func:`load` that data read in chunks do not take (centring and scaling only)
+NOT_CHUNKED = ("transpose", "covariance", "log2", "na", "layer", "use_raw", "labels", "annotate")
 
 
 # ----------------------------------------------------------------- output
@@ -204,21 +219,24 @@ class Outputs:
         self._staged: dict[Path, Path] = {}
 
     def claim(self, path: str | Path, what: str = "output", *, flag: str = "") -> Path:
-        """Check that ``path`` may be written; raise InputError naming ``flag`` (or ``what``) if not."""
+        """Check that ``path`` may be written; raise InputError naming ``flag`` (or ``what``) if not.
+
+        ``flag`` is the parameter that gave the path (e.g. ``"output"``): messages name it as
+        parameters are named (:class:`~certpca.errors.InputError`), so the command line says its flag."""
         path = Path(path)
-        name = flag or what
+        name = _named(flag) if flag else what
         target = path.resolve()
         if any(target == p for p in self._inputs):
             raise InputError(
                 f"{name} {path} is an input of this command; choose another file name "
-                "(inputs are never overwritten, even with force)"
+                "(inputs are never overwritten, even with `force`)"
             )
         if target in self._claimed:
             raise InputError(f"{name} {path} is also the {self._claimed[target]}; give each output its own name")
         if path.is_dir():
             raise InputError(f"{name} {path} is a folder; give a file name")
         if path.exists() and not self.force:
-            raise InputError(f"{name} {path} exists; pass --force to overwrite it or choose another name")
+            raise InputError(f"{name} {path} exists; pass `force` to overwrite it or choose another name")
         _check_folder(path.parent, name)
         self._claimed[target] = what
         return path
@@ -228,13 +246,14 @@ class Outputs:
     ) -> list[Path]:
         """Claim every file ``names`` inside ``folder`` (created now if missing)."""
         folder = Path(folder)
+        name = _named(flag) if flag else what
         if folder.exists() and not folder.is_dir():
-            raise InputError(f"{flag or what} {folder} is a file; give a folder")
+            raise InputError(f"{name} {folder} is a file; give a folder")
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as err:
             raise InputError(
-                f"cannot create folder {folder} for {flag or what}: {err.strerror}; choose a writable place"
+                f"cannot create folder {folder} for {name}: {err.strerror}; choose a writable place"
             ) from None
         return [self.claim(folder / n, what, flag=flag) for n in names]
 
@@ -275,6 +294,11 @@ def write_atomically(
     with out.writing():
         out.write(target, text)
     return target
+
+
+def _named(param: str) -> str:
+    """A parameter as messages name it (in backticks, see InputError); a flag given as such stays."""
+    return f"`{param}`" if param.isidentifier() else param
 
 
 def _check_folder(folder: Path, name: str) -> None:

@@ -122,7 +122,7 @@ def test_parquet_round_trip(tmp_path):
 
 def test_parquet_of_numbers_reads_as_pandas_does_without_pandas(tmp_path, monkeypatch):
     pytest.importorskip("pyarrow")
-    from certpca.data import readers
+    from certpca.data import columnar
 
     rng = np.random.default_rng(4)
     frame = pd.DataFrame(rng.standard_normal((5, 300)), columns=[f"g{j}" for j in range(300)])
@@ -131,7 +131,7 @@ def test_parquet_of_numbers_reads_as_pandas_does_without_pandas(tmp_path, monkey
     csv, *parquets = _csv_and_parquet(tmp_path, frame)
     ref = read(csv, na="mean")
     monkeypatch.setattr(pd, "read_parquet", None)  # the numbers-only path never calls pandas
-    monkeypatch.setattr(readers, "PARQUET_BATCH", 7)  # columns in batches, the last one short
+    monkeypatch.setattr(columnar, "PARQUET_BATCH", 7)  # columns in batches, the last one short
     for path in parquets:
         ds = read(path, na="mean")
         np.testing.assert_array_equal(ds.matrix, ref.matrix)
@@ -264,7 +264,7 @@ def test_nan_and_inf_are_reported_with_the_na_option(tmp_path):
         read(write(tmp_path / "x.csv", text))
     msg = message(exc)
     assert "2 missing or infinite" in msg and "s1, s2" in msg and "b, c" in msg
-    assert "--na drop-rows|drop-cols|mean" in msg
+    assert "na=drop-rows|drop-cols|mean" in msg  # the command line says --na (tests/test_cli.py)
 
 
 NA_TEXT = "sample,a,b,c\ns1,1,NA,3\ns2,4,6,-inf\ns3,7,8,9\ns4,2,4,5\n"
@@ -324,7 +324,7 @@ def test_unnamed_feature(tmp_path):
 def test_too_few_samples(tmp_path):
     with pytest.raises(InputError) as exc:
         read(write(tmp_path / "x.csv", "sample,a,b,c\ns1,1,2,3\n"))
-    assert "at least 2" in message(exc) and "--transpose" in message(exc)
+    assert "at least 2" in message(exc) and "transpose=True" in message(exc)
 
 
 def test_binary_file_is_not_text(tmp_path):

@@ -74,7 +74,7 @@ def test_a_read_only_folder_is_refused_before_computing(capsys, tmp_path, monkey
 
     monkeypatch.setattr(certpca.io.tempfile, "TemporaryFile", refuse)
     loaded = []
-    monkeypatch.setattr("certpca.reporting.commands.load", lambda *a, **kw: loaded.append(a))
+    monkeypatch.setattr("certpca.cli.fitting.open_data", lambda *a, **kw: loaded.append(a))
     code, out, err = run(capsys, "fit", data, "--k", "2", "--out", locked / "x.csv")
     assert code == 2 and out == "" and not loaded  # refused before the data were even read
     assert err == f"certpca: error: cannot write --out into {locked}: permission denied; choose a writable folder\n"

@@ -85,10 +85,12 @@ def test_a_gene_selection_size_beyond_the_data_is_refused_not_clipped(folder):
     assert err.strip() == (
         "certpca: error: --gene-k is out of range: got 500; choose a value from 1 to 8 (the data have 8 features)"
     )
-    code, _, err = _run(["genes", folder / "good.csv", "--labels", folder / "two.csv", "--k", "9", "--n-init", "2"])
-    assert code == 2 and "--k is out of range: got 9" in err
+    code, _, err = _run(
+        ["genes", folder / "good.csv", "--labels", folder / "two.csv", "--gene-k", "9", "--n-init", "2"]
+    )
+    assert code == 2 and "--gene-k is out of range: got 9" in err
     code, out, _ = _run(
-        ["genes", folder / "good.csv", "--labels", folder / "two.csv", "--n-init", "2", "--sizes", "2,4", "--json"]
+        ["genes", folder / "good.csv", "--labels", folder / "two.csv", "--n-init", "2", "--gene-sizes", "2,4", "--json"]
     )
     assert code == 0 and json.loads(out)["featured"] == 8  # default size: every feature of small data
 

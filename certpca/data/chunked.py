@@ -290,16 +290,16 @@ def open_h5ad(path, *, layer: str | None = None, use_raw: bool = False, rows: in
     from anndata.io import read_elem
 
     if layer is not None and use_raw:
-        raise InputError("layer and use_raw are exclusive; give one of them")
+        raise InputError("`layer` and `use_raw` are exclusive; give one of them")
     try:
         store = h5py.File(str(path), "r")
     except OSError as err:
         raise InputError(f"cannot read {path} as an .h5ad file: {str(err).splitlines()[0]}") from None
     if use_raw and "raw" not in store:
-        raise InputError(f"{path} has no raw; drop --use-raw")
+        raise InputError(f"{path} has no raw; drop `use_raw`")
     if layer is not None and layer not in store.get("layers", {}):
         found = ", ".join(store["layers"]) if "layers" in store else "none"
-        raise InputError(f"layer {layer!r} is not in {path} (layers: {found}); give one of them or drop --layer")
+        raise InputError(f"layer {layer!r} is not in {path} (layers: {found}); give one of them or drop `layer`")
     matrix, var = ("raw/X", "raw/var") if use_raw else (f"layers/{layer}" if layer else "X", "var")
     obs_names, var_names = read_elem(store["obs"]).index, read_elem(store[var]).index
     n, d = len(obs_names), len(var_names)
@@ -353,5 +353,5 @@ def connect(address: str):
     except (OSError, TimeoutError) as err:
         raise InputError(
             f"cannot reach a dask scheduler at {address} ({err.__class__.__name__}); "
-            "start one with 'dask scheduler' or drop --scheduler"
+            "start one with 'dask scheduler' or drop `scheduler`"
         ) from None

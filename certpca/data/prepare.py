@@ -32,7 +32,7 @@ def prepare(
     ``deferred`` (see :class:`Dataset`), so wide data are not held twice.
     """
     if log2 is not None and not log2 > 0:
-        raise InputError(f"--log2 floor must be positive (got {log2}); e.g. --log2 20 for microarray signals")
+        raise InputError(f"`log2` floor must be positive (got {log2}); e.g. `log2=20` for microarray signals")
     if ds.is_covariance:
         return _prepare_covariance(ds, scale=scale, log2=log2)
     if ds.is_sparse:
@@ -155,8 +155,8 @@ def _prepare_sparse(ds: Dataset, *, center: bool, scale: bool, log2: float | Non
     if log2 is not None:
         if log2 != 1:
             raise InputError(
-                f"--log2 {log2:g} would turn the zeros of sparse data into log2({log2:g}) and make them dense; "
-                "give --log2 1 (zeros stay zeros) or log-transform the data first (e.g. log1p)"
+                f"`log2={log2:g}` would turn the zeros of sparse data into log2({log2:g}) and make them dense; "
+                "give `log2=1` (zeros stay zeros) or log-transform the data first (e.g. log1p)"
             )
         X.data = np.log2(np.maximum(X.data, 1.0))
         X.eliminate_zeros()
@@ -198,7 +198,7 @@ def _keep_nonconstant(feature_ids: pd.Index, varies: np.ndarray, scale: bool) ->
 
 def _prepare_covariance(ds: Dataset, *, scale: bool, log2: float | None) -> Dataset:
     if log2 is not None:
-        raise InputError("--log2 cannot be applied to a covariance matrix; apply it to the data or drop it")
+        raise InputError("`log2` cannot be applied to a covariance matrix; apply it to the data or drop it")
     keep = _keep_nonconstant(ds.feature_ids, np.diag(ds.matrix) > 0, scale)
     C, feature_ids = ds.matrix[np.ix_(keep, keep)], ds.feature_ids[keep]
     if scale:

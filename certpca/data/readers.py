@@ -1,4 +1,4 @@
-"""Readers: CSV/TSV (optionally gzipped), parquet and npz files, validated into a Dataset.
+"""Readers: CSV/TSV (optionally gzipped), parquet and npz files (parsed in :mod:`.columnar`), validated into a Dataset.
 
 Problems are :class:`~certpca.errors.InputError` with a one-line message naming
 the problem and the fix, so the rest of the package can assume a finite float
@@ -10,12 +10,9 @@ from __future__ import annotations
 import csv
 import gzip
 import itertools
-import json
 import re
-import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
@@ -24,16 +21,16 @@ import pandas as pd
 
 from certpca.errors import InputError
 
-from .dataset import Dataset, check_ids, frozen, pixel_ids, some_ids
+from .cells import MISSING_TOKENS, Table, to_float
+from .columnar import parse_npz, parse_parquet
+from .dataset import Dataset, check_ids, frozen, some_ids
 
 NA_OPTIONS = ("drop-rows", "drop-cols", "mean")
-# Cell texts read as missing values (compared in lower case).
-_MISSING_TOKENS = frozenset({"", "na", "nan", "n/a", "#n/a", "null", "none", "?"})
 _DELIMITERS = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
 _SNIFF_CANDIDATES = ("\t", ",", ";", "|")
 #: every spelling of a missing-value token (the C reader compares cells exactly)
 _MISSING_SPELLINGS = sorted(
-    {"".join(c) for tok in _MISSING_TOKENS for c in itertools.product(*({ch.lower(), ch.upper()} for ch in tok))}
+    {"".join(c) for tok in MISSING_TOKENS for c in itertools.product(*({ch.lower(), ch.upper()} for ch in tok))}
 )
 #: lines read to sniff the delimiter and check the header before the whole file is parsed
 HEAD_LINES = 6
@@ -42,16 +39,6 @@ PSD_RTOL = 1e-8
 
 
 # --------------------------------------------------------------------- read
-@dataclass
-class _Table:
-    """A parsed file before validation: values with the file's own row and column ids."""
-
-    values: np.ndarray
-    row_ids: list[str]
-    col_ids: list[str]
-    image_shape: tuple[int, int] | None = None
-
-
 def read(
     path: str | Path,
     *,
@@ -82,9 +69,9 @@ def read(
     """
     path = Path(path)
     if na is not None and na not in NA_OPTIONS:
-        raise InputError(f"unknown --na option {na!r}; use one of {', '.join(NA_OPTIONS)}")
+        raise InputError(f"unknown `na` option {na!r}; use one of {', '.join(NA_OPTIONS)}")
     if covariance and (transpose or na is not None):
-        raise InputError("--transpose and --na do not apply to a covariance matrix; drop them")
+        raise InputError("`transpose` and `na` do not apply to a covariance matrix; drop them")
     if not path.is_file():
         raise InputError(f"file not found: {path}; check the path")
     table = _parse(path, covariance=covariance, key=key)
@@ -101,12 +88,25 @@ def _stem(path: Path) -> str:
     return name
 
 
-def _parse(path: Path, *, covariance: bool, key: str | None) -> _Table:
-    suffix = path.suffix.lower()
-    if suffix == ".parquet":
-        return _parse_parquet(path)
-    if suffix == ".npz":
-        return _parse_npz(path, key)
+def data_format(path: str | Path) -> str:
+    """The format of a data file or folder, from its name: the one suffix dispatch of every loader.
+
+    ``"h5ad"``, ``"zarr"`` (a store, i.e. a folder), ``"parquet"`` (a file, or a folder of
+    parquet files), ``"npz"``, else ``"text"`` (CSV/TSV/TXT, optionally gzipped).
+    """
+    name = str(path).rstrip("/").lower()
+    for suffix in ("h5ad", "zarr", "parquet", "npz"):
+        if name.endswith("." + suffix):
+            return suffix
+    return "parquet" if Path(path).is_dir() else "text"
+
+
+def _parse(path: Path, *, covariance: bool, key: str | None) -> Table:
+    fmt = data_format(path)
+    if fmt == "parquet":
+        return parse_parquet(path)
+    if fmt == "npz":
+        return parse_npz(path, key)
     return _parse_text(path, covariance=covariance)
 
 
@@ -160,7 +160,7 @@ def _tokenize(lines: list[str], delimiter: str | None) -> list[list[str]]:
     return list(csv.reader(lines, delimiter=delimiter))
 
 
-def _parse_text(path: Path, *, covariance: bool) -> _Table:
+def _parse_text(path: Path, *, covariance: bool) -> Table:
     """A CSV/TSV through a C reader when its first lines look regular, else (and to name a fault) in Python.
 
     Three readers, fastest first; each later one runs only when the earlier cannot
@@ -183,8 +183,8 @@ def _parse_text(path: Path, *, covariance: bool) -> _Table:
                 if table is not None:
                     if covariance and width == len(header) and len(table.row_ids) == width:
                         # a square body under D names: the first column holds values, not ids
-                        first_col = _to_float([[i] for i in table.row_ids], None, header[:1])
-                        return _Table(np.hstack([first_col, table.values]), list(header), header)
+                        first_col = to_float([[i] for i in table.row_ids], None, header[:1])
+                        return Table(np.hstack([first_col, table.values]), list(header), header)
                     return table
     return _parse_python(path, covariance=covariance)
 
@@ -207,7 +207,7 @@ def _split_id(line: str, delimiter: str | None) -> tuple[str, str] | None:
     return (field, rest) if sep and '"' not in field else None
 
 
-def _parse_numbers(path: Path, delimiter: str | None, col_ids: list[str], width: int) -> _Table | None:
+def _parse_numbers(path: Path, delimiter: str | None, col_ids: list[str], width: int) -> Table | None:
     """A file of numbers only, through numpy's C ``loadtxt``; None when anything else is in it.
 
     Equal to :func:`_parse_python` whenever it returns: ``loadtxt`` converts cells
@@ -240,10 +240,10 @@ def _parse_numbers(path: Path, delimiter: str | None, col_ids: list[str], width:
         return None
     if values.shape != (len(row_ids), width - 1) or not row_ids:
         return None
-    return _Table(values, row_ids, col_ids)
+    return Table(values, row_ids, col_ids)
 
 
-def _parse_missing(path: Path, delimiter: str | None, col_ids: list[str], width: int) -> _Table | None:
+def _parse_missing(path: Path, delimiter: str | None, col_ids: list[str], width: int) -> Table | None:
     """The file through pandas' C engine, which reads missing-value tokens as NaN; None when unsure.
 
     Equal to :func:`_parse_python` whenever it returns: cells are converted with
@@ -282,7 +282,7 @@ def _parse_missing(path: Path, delimiter: str | None, col_ids: list[str], width:
         return None
     if np.isnan(values).any() and not _widths_agree(path, delimiter, width, len(row_ids)):
         return None
-    return _Table(values, row_ids, col_ids)
+    return Table(values, row_ids, col_ids)
 
 
 def _read_body(path: Path, **options) -> pd.DataFrame:
@@ -305,8 +305,28 @@ def _widths_agree(path: Path, delimiter: str | None, width: int, n_rows: int) ->
     return count == n_rows
 
 
-def _parse_python(path: Path, *, covariance: bool) -> _Table:
-    """Tokenize every line in Python: the reference reader, whose messages name the row and column at fault."""
+def read_labelled(
+    path: str | Path, column: str, *, transpose: bool = False, covariance: bool = False, na: str | None = None
+) -> tuple[Dataset, pd.Series]:
+    """A samples × features text file with its class labels in ``column``: the other columns are the data,
+    validated as :func:`read` validates them (the labels named by sample id).  A features × samples
+    table (``transpose``) or a covariance has no label column."""
+    path = Path(path)
+    if transpose or covariance or data_format(path) != "text":
+        raise InputError(
+            f"labels {column!r} is not a file; a label column works only for CSV/TSV "
+            "files with samples as rows: give a labels file sample,label instead"
+        )
+    table = _parse_python(path, covariance=False, label_column=column)
+    assert table.labels is not None  # _parse_python returns them when asked for a column
+    labels = pd.Series(table.labels, index=table.row_ids, name="label").str.strip()
+    return _sample_dataset(table, path, transpose=False, na=na), labels
+
+
+def _parse_python(path: Path, *, covariance: bool, label_column: str | None = None) -> Table:
+    """Tokenize every line in Python: the reference reader, whose messages name the row and column at fault.
+
+    With ``label_column`` that column is taken out of the table as text (``Table.labels``)."""
     lines = _read_lines(path)
     if not lines:
         raise InputError(f"{path.name} is empty; give a header row and one row per sample")
@@ -322,7 +342,7 @@ def _parse_python(path: Path, *, covariance: bool) -> _Table:
     width = len(body[0])
     if covariance and width == len(header) and len(body) == width:
         # A square body under D names: there is no id column.
-        return _Table(_to_float(body, None, header), list(header), header)
+        return Table(to_float(body, None, header), list(header), header)
     if width == len(header) + 1:
         col_ids = header  # R's write.csv: no name for the id column
     elif width == len(header):
@@ -338,8 +358,18 @@ def _parse_python(path: Path, *, covariance: bool) -> _Table:
             "give one header name per column"
         )
     row_ids = [r[0].strip() for r in body]
-    values = _to_float([r[1:] for r in body], row_ids, col_ids)
-    return _Table(values, row_ids, col_ids)
+    cells = [r[1:] for r in body]
+    labels = None
+    if label_column is not None:
+        if label_column not in col_ids:
+            raise InputError(
+                f"labels {label_column!r}: no such file and no such column in {path.name} "
+                f"(columns start {', '.join(col_ids[:5])})"
+            )
+        j = col_ids.index(label_column)
+        labels = [r[j] for r in cells]
+        cells, col_ids = [r[:j] + r[j + 1 :] for r in cells], col_ids[:j] + col_ids[j + 1 :]
+    return Table(to_float(cells, row_ids, col_ids), row_ids, col_ids, labels=labels)
 
 
 def _check_ragged(body: list[list[str]], path: Path) -> None:
@@ -352,195 +382,14 @@ def _check_ragged(body: list[list[str]], path: Path) -> None:
         )
 
 
-def _to_float(cells: list[list[str]], row_ids: list[str] | None, col_ids: list[str]) -> np.ndarray:
-    """Convert text cells; missing-value tokens become NaN, anything else non-numeric is an error."""
-    try:
-        return np.array(cells, dtype=float)
-    except ValueError:
-        pass  # missing-value tokens or bad cells: convert token by token below
-    tokens = np.array(cells, dtype=str)
-    unique, inverse = np.unique(tokens, return_inverse=True)
-    converted = np.empty(len(unique))
-    is_bad = np.zeros(len(unique), dtype=bool)
-    for i, tok in enumerate(unique):
-        try:
-            converted[i] = float(tok)
-        except ValueError:
-            converted[i] = np.nan
-            is_bad[i] = tok.strip().lower() not in _MISSING_TOKENS
-    bad_cells = is_bad[inverse].reshape(tokens.shape)
-    if bad_cells.any():
-        r, c = np.argwhere(bad_cells)[0]
-        where = f"row {row_ids[r]!r}" if row_ids is not None else f"data row {r + 1}"
-        raise InputError(
-            f"non-numeric value {str(tokens[r, c])!r} in {where}, column {str(col_ids[c])!r} "
-            f"({int(bad_cells.sum())} non-numeric cells in all); fix them or write missing values as NA"
-        )
-    return converted[inverse].reshape(tokens.shape)
-
-
-def _parse_parquet(path: Path) -> _Table:
-    """A parquet table validated as a CSV is.
-
-    Sample ids come from a stored index, else from a first column that is not of
-    float type (text or integers, as a CSV's first column), else they are numbered
-    (a table of floats saved without its index).  Float and integer columns are
-    taken as they are; any other column (text, booleans, dates) is read cell by
-    cell as the CSV reader reads text, so numbers stored as text are accepted,
-    missing-value tokens and nulls become NaN and anything else gets the CSV
-    reader's message naming the sample and the column.
-    """
-    try:
-        import pyarrow.parquet as pq
-
-        numbers = _parquet_numbers(pq.ParquetFile(path))
-        if numbers is not None:
-            return numbers
-        frame = pd.read_parquet(path)
-    except ImportError:
-        raise InputError("reading parquet needs pyarrow; pip install pyarrow (or certpca[parquet])") from None
-    except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
-        raise InputError(f"cannot read {path.name} as parquet ({exc}); check the file") from None
-    if not isinstance(frame.index, pd.RangeIndex):
-        row_ids = [str(i).strip() for i in frame.index]
-    elif frame.shape[1] and not pd.api.types.is_float_dtype(frame.dtypes.iloc[0]):
-        row_ids = [str(i).strip() for i in frame.iloc[:, 0]]
-        frame = frame.iloc[:, 1:]
-    else:
-        row_ids = [str(i + 1) for i in range(len(frame))]
-    col_ids = [str(c).strip() for c in frame.columns]
-    if frame.size == 0:
-        raise InputError(f"{path.name} holds no data; give at least one row and one feature column")
-    numeric = [
-        (pd.api.types.is_float_dtype(t) or pd.api.types.is_integer_dtype(t)) and not pd.api.types.is_bool_dtype(t)
-        for t in frame.dtypes
-    ]
-    if all(numeric):
-        return _Table(frame.to_numpy(dtype=float, na_value=np.nan), row_ids, col_ids)
-    values = np.empty(frame.shape)
-    other = [j for j, ok in enumerate(numeric) if not ok]
-    cells = [[_cell_text(v) for v in row] for row in frame.iloc[:, other].itertuples(index=False)]
-    values[:, other] = _to_float(cells, row_ids, [col_ids[j] for j in other])
-    done = [j for j, ok in enumerate(numeric) if ok]
-    if done:
-        values[:, done] = frame.iloc[:, done].to_numpy(dtype=float, na_value=np.nan)
-    return _Table(values, row_ids, col_ids)
-
-
-#: parquet columns read at a time into the one float array (a wide file's columns are read in batches)
-PARQUET_BATCH = 1000
-
-
-def _parquet_numbers(file) -> _Table | None:
-    """A parquet file of numbers (float and integer columns; ids as :func:`_parse_parquet` takes them)
-    read straight into one float array, ``PARQUET_BATCH`` columns at a time; None for anything else.
-
-    ``pandas.read_parquet`` (and ``pyarrow.parquet.read_table``) of a 500 × 20000 table peaked at
-    20-25× the matrix: arrow and pandas buffers for every column at once.  The ids and values are
-    those the pandas route gives.
-    """
-    import pyarrow as pa
-
-    schema = file.schema_arrow
-    meta = json.loads((schema.metadata or {}).get(b"pandas", b"{}") or b"{}")
-    names = schema.names
-    stored = [c for c in meta.get("index_columns", []) if isinstance(c, str)]
-    if len(stored) > 1 or (stored and stored[0] not in names):
-        return None  # a MultiIndex, or one pandas stores elsewhere: the pandas route
-    id_col = stored[0] if stored else None
-    if id_col is None and names and not pa.types.is_floating(schema.field(names[0]).type):
-        id_col = names[0]
-    data = [n for n in names if n != id_col]
-    types = [schema.field(n).type for n in data]
-    n_rows = file.metadata.num_rows
-    if not data or not n_rows or not all(pa.types.is_floating(t) or pa.types.is_integer(t) for t in types):
-        return None
-    if id_col is None:
-        row_ids = [str(i + 1) for i in range(n_rows)]
-    else:
-        id_type = schema.field(id_col).type
-        if not (pa.types.is_string(id_type) or pa.types.is_large_string(id_type) or pa.types.is_integer(id_type)):
-            return None
-        ids = file.read(columns=[id_col], use_pandas_metadata=False).column(0)
-        row_ids = [str(i).strip() for i in ids.to_pylist()]
-    values = np.empty((n_rows, len(data)))
-    for j in range(0, len(data), PARQUET_BATCH):
-        batch = file.read(columns=data[j : j + PARQUET_BATCH], use_threads=False, use_pandas_metadata=False)
-        for i in range(batch.num_columns):
-            values[:, j + i] = batch.column(i).to_numpy()  # nulls come back as NaN
-    return _Table(values, row_ids, [name.strip() for name in data])
-
-
-def _cell_text(value) -> str:
-    """A parquet cell as the text a CSV would hold: nulls as NA, everything else as ``str`` writes it."""
-    return "NA" if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)) else str(value)
-
-
-def _parse_npz(path: Path, key: str | None) -> _Table:
-    try:
-        arrays = np.load(path, allow_pickle=False)
-    except (OSError, ValueError, zipfile.BadZipFile) as exc:
-        raise InputError(f"cannot read {path.name} as npz ({exc}); save it with numpy.savez") from None
-    try:
-        content = {name: arrays[name] for name in arrays.files}
-    except ValueError:
-        raise InputError(
-            f"{path.name} holds object arrays, which are not loaded (no pickle); save ids as string arrays"
-        ) from None
-    matrix = content[_npz_key(content, key, path)]
-    image_shape: tuple[int, int] | None = None
-    if "image_shape" in content:
-        shape = [int(s) for s in np.ravel(content["image_shape"])]
-        if len(shape) != 2:
-            raise InputError(f"{path.name}: image_shape {shape} has {len(shape)} entries; give (height, width)")
-        image_shape = (shape[0], shape[1])
-    if image_shape is not None and int(np.prod(image_shape)) != matrix.shape[1]:
-        raise InputError(
-            f"{path.name}: image_shape {image_shape} does not match {matrix.shape[1]} features; fix image_shape"
-        )
-    if "feature_ids" in content:
-        col_ids = [str(i) for i in content["feature_ids"]]
-    elif image_shape is not None:
-        col_ids = pixel_ids(image_shape)
-    else:
-        col_ids = [f"V{j + 1}" for j in range(matrix.shape[1])]
-    if "sample_ids" in content:
-        row_ids = [str(i) for i in content["sample_ids"]]
-    else:
-        row_ids = [str(i + 1) for i in range(matrix.shape[0])]
-    for what, ids, n in (("feature_ids", col_ids, matrix.shape[1]), ("sample_ids", row_ids, matrix.shape[0])):
-        if len(ids) != n:
-            raise InputError(f"{path.name}: {len(ids)} {what} for {n} entries; give one id per entry")
-    if not np.issubdtype(matrix.dtype, np.number) and matrix.dtype != bool:
-        raise InputError(f"{path.name}: the data array has dtype {matrix.dtype}; store numbers")
-    return _Table(matrix.astype(float), row_ids, col_ids, image_shape)
-
-
-def _npz_key(content: dict[str, np.ndarray], key: str | None, path: Path) -> str:
-    """The data array's name: ``key``, ``X``, ``data`` or the only 2-D array."""
-    two_d = [name for name, arr in content.items() if arr.ndim == 2]
-    if key is not None:
-        if key not in two_d:
-            raise InputError(f"{path.name} has no 2-D array {key!r}; its 2-D arrays: {some_ids(two_d)}")
-        return key
-    for name in ("X", "data"):
-        if name in two_d:
-            return name
-    if len(two_d) == 1:
-        return two_d[0]
-    if not two_d:
-        raise InputError(f"{path.name} holds no 2-D array; store the data matrix as X")
-    raise InputError(f"{path.name} holds several 2-D arrays ({some_ids(two_d)}); name the data array X")
-
-
-def _sample_dataset(table: _Table, path: Path, *, transpose: bool, na: str | None) -> Dataset:
+def _sample_dataset(table: Table, path: Path, *, transpose: bool, na: str | None) -> Dataset:
     values, sample_ids, feature_ids = table.values, table.row_ids, table.col_ids
     if transpose:
         values, sample_ids, feature_ids = values.T, feature_ids, sample_ids
     check_ids(feature_ids, sample_ids)
     values, sample_ids, feature_ids, na_record = _handle_missing(values, sample_ids, feature_ids, na)
     if len(sample_ids) < 2:
-        hint = "; did you mean --transpose?" if not transpose and len(feature_ids) >= 2 else ""
+        hint = "; did you mean `transpose=True`?" if not transpose and len(feature_ids) >= 2 else ""
         raise InputError(f"{len(sample_ids)} sample(s): a covariance needs at least 2{hint}")
     if values.base is None and values.dtype == np.float64:
         values = frozen(values)  # the reader's own array: the Dataset takes it instead of a second copy
@@ -569,7 +418,7 @@ def _handle_missing(
         raise InputError(
             f"{n_bad} missing or infinite values in {len(rows)} samples ({some_ids(np.take(sample_ids, rows))}) "
             f"and {len(cols)} features ({some_ids(np.take(feature_ids, cols))}); "
-            "--na drop-rows|drop-cols|mean handles them"
+            "`na=drop-rows|drop-cols|mean` handles them"
         )
     record = {"method": na, "cells": n_bad}
     if na == "drop-rows":
@@ -580,7 +429,7 @@ def _handle_missing(
         keep = np.setdiff1d(np.arange(len(feature_ids)), cols)
         if keep.size == 0:
             raise InputError(
-                "every feature has a missing value, so --na drop-cols leaves nothing; try --na drop-rows or mean"
+                "every feature has a missing value, so `na='drop-cols'` leaves nothing; try `na='drop-rows'` or 'mean'"
             )
         record["dropped"] = [feature_ids[j] for j in cols]
         return values[:, keep], sample_ids, [feature_ids[j] for j in keep], record
@@ -589,18 +438,18 @@ def _handle_missing(
     if empty.size:
         raise InputError(
             f"{empty.size} features have no finite value ({some_ids(np.take(feature_ids, empty))}) "
-            "so --na mean cannot fill them; use --na drop-cols"
+            "so `na='mean'` cannot fill them; use `na='drop-cols'`"
         )
     means = np.nanmean(values, axis=0)
     return np.where(bad, means, values), sample_ids, feature_ids, record
 
 
-def _covariance_dataset(table: _Table, path: Path) -> Dataset:
+def _covariance_dataset(table: Table, path: Path) -> Dataset:
     C, row_ids, col_ids = table.values, table.row_ids, table.col_ids
     if C.shape[0] != C.shape[1]:
         raise InputError(
             f"covariance in {path.name} is not square ({C.shape[0]} rows × {C.shape[1]} columns); "
-            "give a D × D matrix or drop --covariance"
+            "give a D × D matrix or drop `covariance`"
         )
     check_ids(col_ids, row_ids)
     if row_ids != col_ids:

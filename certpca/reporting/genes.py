@@ -55,7 +55,7 @@ def gene_selection_run(
     from certpca import evaluate as ev  # here: its scipy.stats adds 0.7 s to `import certpca` (measured)
 
     if ds.labels is None or ds.is_covariance:
-        raise InputError("gene selection needs labelled samples x features data; give --labels FILE|COLUMN")
+        raise InputError("gene selection needs labelled samples x features data; give `labels=FILE|COLUMN`")
     why = clustering_classes(ds.labels)
     if why:
         raise InputError(f"gene selection cannot score clusterings: {why}")

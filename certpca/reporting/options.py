@@ -96,7 +96,7 @@ def choose_methods(methods: str | Iterable[str] | None, nonneg_modes: Sequence[b
                 f"unknown method(s) {', '.join(unknown)}; choose from {', '.join(SOLVERS)} (certpca solvers)"
             )
         if not names:
-            raise InputError("--methods is empty; name at least one method (certpca solvers)")
+            raise InputError("`methods` is empty; name at least one method (certpca solvers)")
         chosen = list(dict.fromkeys(names))
         skipped = {}
     for m in list(chosen):
@@ -126,8 +126,8 @@ def _path_methods(chosen: list[str], path_methods: str | Iterable[str] | None) -
     missing = [m for m in names if m != "all" and m not in chosen]
     if missing:
         raise InputError(
-            f"--path-methods {', '.join(missing)} are not among the methods run "
-            f"({', '.join(chosen)}); add them to --methods"
+            f"`path_methods` {', '.join(missing)} are not among the methods run "
+            f"({', '.join(chosen)}); add them to `methods`"
         )
     return on_path, {m: "not in --path-methods" for m in chosen if m not in on_path}
 
@@ -159,12 +159,12 @@ def resolve(
     chosen, skipped = choose_methods(methods, modes)
     if path == DEFAULT_PATH and problem.dim <= EVERY_K_UP_TO:
         path = ",".join(str(kk) for kk in range(1, problem.dim + 1))  # small problems: no k skipped
-    ks = parse_grid(path, problem.dim) if path else []
+    ks = parse_grid(path, problem.dim, "path") if path else []
     if ks and k not in ks:
         ks = sorted({*ks, k})
     on_path, path_skipped = _path_methods(chosen, path_methods)
     if ks and not on_path:
-        raise InputError("no method left for the path; name one with --path-methods or give --path ''")
+        raise InputError("no method left for the path; name one with `path_methods` or give `path` ''")
     head_bounds = parse_bounds(bounds) if bounds else None
     band_bounds = parse_bounds(path_bounds) if path_bounds else list(PATH_BOUNDS)
     if "pattern" in (head_bounds or []) or "pattern" in band_bounds:
@@ -178,7 +178,7 @@ def resolve(
     want_genes = labelled if genes is None else bool(genes)
     notes = []
     if want_genes and not labelled:
-        raise InputError("gene selection needs class labels; give --labels FILE|COLUMN")
+        raise InputError("gene selection needs class labels; give `labels=FILE|COLUMN`")
     why = clustering_classes(ds.labels) if want_genes else None
     if why and genes:
         raise InputError(f"gene selection cannot score clusterings: {why}")

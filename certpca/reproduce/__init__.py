@@ -19,8 +19,6 @@ import importlib.metadata as md
 import io
 import os
 import platform
-import shlex
-import sys
 import time
 from pathlib import Path
 
@@ -35,7 +33,7 @@ from .gpower_speed import SLIDES, gpower_speed
 from .sigg2008 import sigg2008_fig2, sigg2008_fig3, sigg2008_fig4
 from .zass2006 import zass2006_fig5
 
-__all__ = ["ASTERIS", "EXPERIMENTS", "SLIDES", "reproduce", "add_commands"]
+__all__ = ["ASTERIS", "EXPERIMENTS", "SLIDES", "check_out", "parse_names", "reproduce"]
 
 EXPERIMENTS = {
     "sigg2008-fig2": sigg2008_fig2,
@@ -59,9 +57,9 @@ def _png(fig) -> bytes:
 def check_out(out: Path, force: bool) -> None:
     out = Path(out)
     if out.exists() and not out.is_dir():
-        raise InputError(f"--out {out} is a file; give a folder")
+        raise InputError(f"`out` {out} is a file; give a folder")
     if out.is_dir() and any(out.iterdir()) and not force:
-        raise InputError(f"--out {out} is not empty; pass --force to overwrite or choose another folder")
+        raise InputError(f"`out` {out} is not empty; pass `force` to overwrite or choose another folder")
 
 
 def parse_names(names) -> list[str]:
@@ -161,42 +159,3 @@ def index_html(results, *, quick, seed, command, seconds) -> str:
 
 
 # --------------------------------------------------------------------- CLI
-def add_commands(sub) -> None:
-    """Add ``reproduce`` to the subparsers ``sub``."""
-    p = sub.add_parser(
-        "reproduce",
-        help="rerun the published figures beside the published numbers",
-        description="Rerun published experiments on the bundled data: figure (SVG, PNG), tables "
-        "(Markdown, LaTeX, CSV) and index.html with the papers' numbers beside ours. "
-        "Experiments: " + ", ".join(EXPERIMENTS),
-    )
-    p.add_argument("experiments", nargs="*", metavar="EXPERIMENT", help="which to run (default: all)")
-    p.add_argument("--out", type=Path, default=Path("reports/reproduce"), help="folder (default reports/reproduce)")
-    p.add_argument("--quick", action="store_true", help="reduced grids (CI, about a minute)")
-    p.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
-    p.add_argument("--force", action="store_true", help="write into a non-empty --out")
-    p.set_defaults(handler=_cmd_reproduce)
-
-
-def _cmd_reproduce(args) -> int:
-    names = parse_names(args.experiments)
-    check_out(args.out, args.force)
-    cmd = " ".join(
-        ["certpca reproduce", *names, "--out", shlex.quote(str(args.out)), "--seed", str(args.seed)]
-        + (["--quick"] if args.quick else [])
-        + (["--force"] if args.force else [])
-    )
-    results = reproduce(
-        names,
-        args.out,
-        quick=args.quick,
-        seed=args.seed,
-        force=args.force,
-        command=cmd,
-        progress=lambda m: print(m, file=sys.stderr),
-    )
-    for r in results:
-        for p in r.published:
-            print(f"{r.name}: {p['quantity']}: published {p['published']}; ours {p['ours']} [{p['verdict']}]")
-    print(f"Index written to {Path(args.out) / 'index.html'}")
-    return 0

@@ -30,7 +30,7 @@ def test_hostile_feature_ids_are_escaped_in_html_markdown_and_latex(tmp_path, ca
             str(tmp_path / "evil.csv"),
             "--k",
             "5",
-            "--methods",
+            "--method",
             "em,threshold",
             "--path",
             "1:13:3",

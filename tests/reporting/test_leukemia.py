@@ -12,7 +12,7 @@ from certpca.cli import main
 
 
 def test_leukemia_gene_selection_facts(capsys):
-    assert main(["genes", "leukemia", "--k", "70", "--json"]) == 0
+    assert main(["genes", "leukemia", "--gene-k", "70", "--json"]) == 0
     g = json.loads(capsys.readouterr().out)
     assert g["n_init"] == 100 and g["n_clusters"] == 3 and 70 in g["sizes"]
     rows = {(r["selector"], r["size"]): r for r in g["rows"]}

@@ -191,7 +191,7 @@ def test_refuses_to_overwrite_and_writes_nothing_on_bad_input(planted, tmp_path,
     assert out.read_text() == "mine"
     assert "--force" in capsys.readouterr().err
     fresh = tmp_path / "new.html"
-    for bad in (["--k", "999"], ["--methods", "nosuch"], ["--path", "x:y"], ["--bounds", "pattern"]):
+    for bad in (["--k", "999"], ["--method", "nosuch"], ["--path", "x:y"], ["--bounds", "pattern"]):
         args = _report_args(planted, fresh, "--tables", str(tmp_path / "tabs"))
         i = args.index("--k")
         args[i : i + 2] = ["--k", str(K)]
@@ -209,9 +209,9 @@ def test_genes_command_and_label_column(planted, capsys):
             str(planted["data"]),
             "--labels",
             str(planted["labels"]),
-            "--k",
+            "--gene-k",
             "4",
-            "--sizes",
+            "--gene-sizes",
             "2,4",
             "--n-init",
             "20",
@@ -230,9 +230,9 @@ def test_genes_command_and_label_column(planted, capsys):
             str(planted["with_col"]),
             "--labels",
             "class",
-            "--k",
+            "--gene-k",
             "4",
-            "--sizes",
+            "--gene-sizes",
             "2,4",
             "--n-init",
             "20",
@@ -241,8 +241,8 @@ def test_genes_command_and_label_column(planted, capsys):
         capsys,
     )
     assert g2["rows"] == g["rows"]
-    assert main(["genes", str(planted["data"]), "--labels", "nosuch", "--k", "4"]) == 2
-    assert main(["genes", "pitprops", "--k", "4"]) == 2  # a covariance has no labels
+    assert main(["genes", str(planted["data"]), "--labels", "nosuch", "--gene-k", "4"]) == 2
+    assert main(["genes", "pitprops", "--gene-k", "4"]) == 2  # a covariance has no labels
 
 
 def test_conclusion_is_honest_both_ways():

@@ -1,7 +1,8 @@
-"""The ``report``, ``genes`` and ``table`` subcommands (wired into certpca.cli by ``add_commands``)."""
+"""``certpca report``, ``genes`` and ``table``: parsing and mapping to :mod:`certpca.reporting`."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import shlex
 import sys
@@ -11,15 +12,28 @@ from certpca.data import Dataset
 from certpca.errors import InputError
 from certpca.io import Outputs, load
 from certpca.reporting.genes import gene_selection_run
-from certpca.reporting.options import GENE_K, SDP_TIME
+from certpca.reporting.options import GENE_K, GENE_SIZES, N_INIT, SDP_BOUND, SDP_TIME
 from certpca.reporting.saved import Run
 from certpca.reporting.tables import fmt, mode_name, proven, table_files, tables_for
 from certpca.reporting.write import report
-from certpca.validation import check_cardinality
+from certpca.validation import check_cardinality, parse_grid
+
+from .options import data_options, former_spelling, labels_option, load_options, out_option, visible_options
+
+#: the gene-selection sizes of report and genes when none are given, as --gene-sizes spells them
+GENE_SIZES_SPEC = ",".join(map(str, GENE_SIZES))
+GENE_SIZES_HELP = (
+    "subset sizes of the gene-selection evaluation: n1,n2,... or FROM:TO[:COUNT] (COUNT geometric steps, "
+    f"as --path; capped at the number of features; default {GENE_SIZES_SPEC})"
+)
+GENE_K_HELP = (
+    f"size at which the component's support is tested against the full data (default {GENE_K}, "
+    "or every feature when there are fewer)"
+)
 
 
-def add_commands(sub, data_options) -> None:
-    """Add ``report``, ``genes`` and ``table`` to the subparsers ``sub``; ``data_options`` makes the input parent."""
+def add_commands(sub) -> None:
+    """Add ``report``, ``genes`` and ``table`` to the subparsers ``sub``."""
     rep = sub.add_parser(
         "report",
         parents=[data_options()],
@@ -38,24 +52,29 @@ def add_commands(sub, data_options) -> None:
     )
     mode.add_argument("--plain", dest="modes", action="store_const", const="plain", help="only plain sparse PCA")
     rep.add_argument("--components", type=int, default=1, metavar="L", help="components per fit (default 1)")
-    rep.add_argument(
-        "--methods",
+    method = rep.add_argument(
+        "--method",
+        dest="methods",
         metavar="M,...",
         help="solvers (default: em, threshold, gpower-l1, gpower-l0, "
-        "spannogram when registered; 'all' for every sparse one)",
+        "spannogram, nspca when registered; 'all' for every sparse one)",
     )
-    _labels(rep)
+    former_spelling(rep, "--methods", method)
+    labels_option(rep)
     rep.add_argument(
         "--path",
         default="1:300:8",
-        metavar="FROM:TO[:N]",
-        help="cardinality grid of the path: N (default 8, and k) geometric steps, or k1,k2,...; '' for none",
+        metavar="FROM:TO[:COUNT]",
+        help="cardinality grid of the path (k is added): FROM:TO[:COUNT], COUNT (default 10) geometric steps, "
+        "or k1,k2,...; '' for none (default 1:300:8, every k up to 50 features)",
     )
-    rep.add_argument(
-        "--path-methods",
+    path_method = rep.add_argument(
+        "--path-method",
+        dest="path_methods",
         metavar="M,...",
-        help="methods on the path (default: all run except spannogram, nspca, quasi; 'all' for every one)",
+        help="solvers on the path (default: all run except spannogram and nspca; 'all' for every one)",
     )
+    former_spelling(rep, "--path-methods", path_method)
     rep.add_argument(
         "--bounds",
         metavar="NAME,...",
@@ -67,26 +86,15 @@ def add_commands(sub, data_options) -> None:
         type=float,
         default=SDP_TIME,
         metavar="SECONDS",
-        help="time limit in seconds of the sample-space SDP bound dabe_sdp in the certificates at k "
-        f"(default {SDP_TIME:g}; it keeps its best bound so far)",
+        help=f"time limit of the sample-space SDP bound {SDP_BOUND} in the certificates at k "
+        f"(default {SDP_TIME:g}; it keeps its best bound so far; not fit's and certify's --budget, "
+        "which stops new bounds from starting)",
     )
     rep.add_argument(
         "--path-bounds", metavar="NAME,...", help="bounds of the band along the path (default trace,lambda1,dabe)"
     )
-    rep.add_argument(
-        "--gene-sizes",
-        default="10,20,30,40,50,60,70,80,100,120,150,200",
-        metavar="N,...",
-        help="subset sizes of the gene-selection evaluation (or FROM:TO:STEP; default 10,20,...,80,100,120,150,200)",
-    )
-    rep.add_argument(
-        "--gene-k",
-        type=int,
-        default=None,
-        metavar="N",
-        help="size at which the component is tested against the full data (default 70, or every "
-        "feature when there are fewer)",
-    )
+    rep.add_argument("--gene-sizes", default=GENE_SIZES_SPEC, metavar="SIZES", help=GENE_SIZES_HELP)
+    rep.add_argument("--gene-k", type=int, default=None, metavar="N", help=GENE_K_HELP)
     rep.add_argument(
         "--no-genes",
         dest="genes",
@@ -98,18 +106,12 @@ def add_commands(sub, data_options) -> None:
     rep.add_argument(
         "--timings", action="store_true", help="show wall-clock times (then the report differs between runs)"
     )
-    rep.add_argument(
-        "-o",
-        "--output",
-        type=Path,
-        default=Path("report.html"),
-        metavar="FILE",
-        help="HTML file to write (default report.html)",
-    )
+    output = out_option(rep, "HTML file to write (default report.html)", dest="output", default=Path("report.html"))
+    former_spelling(rep, "--output", output)
     rep.add_argument("--tables", type=Path, metavar="DIR", help="also write every table as LaTeX, Markdown, CSV")
     rep.add_argument("--force", action="store_true", help="overwrite existing files")
     rep.add_argument("--json", action="store_true", help="print the saved run (one JSON object) on stdout")
-    rep.set_defaults(handler=_cmd_report, _parser=rep)
+    rep.set_defaults(handler=_cmd_report)
 
     gen = sub.add_parser(
         "genes",
@@ -118,21 +120,15 @@ def add_commands(sub, data_options) -> None:
         description="Sigg & Buhmann (2008, §5.3): k-means Jaccard of the support of the first "
         "nonnegative sparse component, of the CE ranking and of the full data.",
     )
-    _labels(gen)
-    gen.add_argument(
-        "--k",
-        type=int,
-        default=None,
-        help="number of selected features to test (default 70, or every feature when there are fewer)",
+    labels_option(gen)
+    gene_k = gen.add_argument("--gene-k", type=int, default=None, metavar="N", help=GENE_K_HELP)
+    former_spelling(gen, "--k", gene_k)
+    sizes = gen.add_argument(
+        "--gene-sizes", default=GENE_SIZES_SPEC, metavar="SIZES", help=GENE_SIZES_HELP + "; --gene-k is added"
     )
-    gen.add_argument(
-        "--sizes",
-        default="10,20,30,40,50,60,70,80,100,120,150,200",
-        metavar="N,...",
-        help="sizes along the warm-started path, as in the report (or FROM:TO:STEP; --k is added)",
-    )
+    former_spelling(gen, "--sizes", sizes)
     gen.add_argument("--method", default="em", help="solver of the nonnegative component (default em)")
-    gen.add_argument("--n-init", type=int, default=100, help="k-means initialisations (default 100)")
+    gen.add_argument("--n-init", type=int, default=N_INIT, help=f"k-means initialisations (default {N_INIT})")
     gen.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     gen.add_argument("--json", action="store_true", help="print one JSON object")
     gen.set_defaults(handler=_cmd_genes)
@@ -141,7 +137,7 @@ def add_commands(sub, data_options) -> None:
         "table",
         help="write publication tables from saved JSON",
         description="LaTeX (booktabs), Markdown and CSV tables from the --json output of "
-        "certpca report, fit or certify, without recomputing.",
+        "certpca report, fit, certify or path, without recomputing.",
     )
     tab.add_argument("json_file", type=Path, metavar="JSON", help="saved JSON ('-' for stdin)")
     tab.add_argument("--tables", type=Path, required=True, metavar="DIR", help="folder to write the tables to")
@@ -150,54 +146,25 @@ def add_commands(sub, data_options) -> None:
     tab.set_defaults(handler=_cmd_table)
 
 
-def _labels(p) -> None:
-    p.add_argument(
-        "--labels",
-        metavar="FILE|COLUMN",
-        help="class labels: a CSV sample,label, a column of the data file or an .h5ad obs column "
-        "(default: the bundled labels)",
-    )
+def _gene_sizes(spec: str, dim: int) -> list[int]:
+    """The gene-selection sizes of ``--gene-sizes``: the one grid syntax of :func:`parse_grid`.
+
+    ``FROM:TO[:STEP]`` meant an arithmetic step (default 10) in certpca 0.1.0; ``FROM:TO[:COUNT]`` means
+    COUNT (default 10) geometric steps now, as ``--path`` and ``path --k``; a warning says so for one version.
+    """
+    if ":" in spec:
+        print(
+            f"certpca: warning: --gene-sizes {spec} means geometrically spaced sizes (FROM:TO[:COUNT], as "
+            "--path); in certpca 0.1.0 it meant FROM:TO[:STEP]; give n1,n2,... for exact sizes",
+            file=sys.stderr,
+        )
+    return parse_grid(spec, dim, "gene_sizes")
 
 
-# ------------------------------------------------------------------ input
-def load_data(args) -> Dataset:
-    """The data as the common options say, with --labels from a file or a column of the data."""
-    return load(
-        args.data,
-        transpose=args.transpose,
-        covariance=args.covariance,
-        na=args.na,
-        center=args.center,
-        scale=args.scale,
-        log2=args.log2,
-        labels=getattr(args, "labels", None),
-        layer=args.layer,
-        use_raw=args.use_raw,
-        annotate=args.annotate,
-    )
-
-
-def _sizes(spec: str, dim: int) -> list[int]:
-    try:
-        if ":" in spec:
-            parts = [int(p) for p in spec.split(":")]
-            lo, hi, step = (parts + [10])[:3] if len(parts) == 2 else parts
-            if lo < 1 or hi < lo or step < 1 or len(parts) > 3:
-                raise ValueError
-            sizes = list(range(lo, hi + 1, step))
-        else:
-            sizes = [int(p) for p in spec.split(",") if p.strip()]
-            if not sizes or min(sizes) < 1:
-                raise ValueError
-    except ValueError:
-        raise InputError(f"cannot read sizes {spec!r}; give FROM:TO:STEP (e.g. 10:200:10) or n1,n2,...") from None
-    return sorted({min(s, dim) for s in sizes})
-
-
-def _command(args, name: str) -> str:
+def _command(args: argparse.Namespace, name: str) -> str:
     """The command line rebuilt from the parsed options (defaults left out): the same however invoked."""
     words = ["certpca", name]
-    for action in args._parser._actions:
+    for action in [a for a in args._parser._actions if not a.option_strings] + visible_options(args._parser):
         if action.dest in ("help", "_parser", "handler", "force", "json"):  # no effect on the page
             continue
         value = getattr(args, action.dest, None)
@@ -213,9 +180,9 @@ def _command(args, name: str) -> str:
 
 
 # --------------------------------------------------------------- handlers
-def _cmd_report(args) -> int:
+def _cmd_report(args: argparse.Namespace) -> int:
     modes = {"nonneg": (True,), "plain": (False,), None: (False, True)}[args.modes]
-    ds = load_data(args)
+    ds = load(args.data, **load_options(args))
     run = report(
         ds,
         k=args.k,
@@ -234,7 +201,7 @@ def _cmd_report(args) -> int:
         time_limit=args.time_limit,
         path_bounds=args.path_bounds,
         genes=args.genes,
-        gene_sizes=_sizes(args.gene_sizes, ds.n_features),
+        gene_sizes=_gene_sizes(args.gene_sizes, ds.n_features),
         gene_k=args.gene_k,
         command=_command(args, "report"),
     )
@@ -245,7 +212,7 @@ def _cmd_report(args) -> int:
     return 0
 
 
-def _summary(run: Run, ds: Dataset, args) -> None:
+def _summary(run: Run, ds: Dataset, args: argparse.Namespace) -> None:
     print(f"Data: {ds.summary_line()}")
     for nonneg in run.settings.nonneg:
         best = run.best_fit(nonneg)
@@ -263,14 +230,14 @@ def _summary(run: Run, ds: Dataset, args) -> None:
     print(f"Report written to {args.output}" + (f"; tables in {args.tables}" if args.tables else ""))
 
 
-def _cmd_genes(args) -> int:
+def _cmd_genes(args: argparse.Namespace) -> int:
     if args.n_init < 2:
-        raise InputError(f"--n-init {args.n_init} is too small for a test; give at least 2 (default 100)")
-    ds = load_data(args)
+        raise InputError.bad_argument("n_init", f"{args.n_init} is too small for a test; give at least 2 (default 100)")
+    ds = load(args.data, **load_options(args))
     if ds.labels is None:
         raise InputError(f"{ds.name} has no class labels; give --labels FILE|COLUMN")
-    k = min(GENE_K, ds.n_features) if args.k is None else check_cardinality(args.k, ds.n_features, "k")
-    sizes = _sizes(args.sizes, ds.n_features) if args.sizes else []
+    k = min(GENE_K, ds.n_features) if args.gene_k is None else check_cardinality(args.gene_k, ds.n_features, "gene_k")
+    sizes = _gene_sizes(args.gene_sizes, ds.n_features) if args.gene_sizes else []
     g = gene_selection_run(ds, sizes=sizes, featured=k, method=args.method, n_init=args.n_init, seed=args.seed)
     if args.json:
         print(g.to_json())
@@ -287,7 +254,7 @@ def _cmd_genes(args) -> int:
     return 0
 
 
-def _cmd_table(args) -> int:
+def _cmd_table(args: argparse.Namespace) -> int:
     if str(args.json_file) == "-":
         text = sys.stdin.read()
     elif not args.json_file.is_file():
@@ -306,7 +273,7 @@ def _cmd_table(args) -> int:
     tables = tables_for(obj, timings=args.timings)
     files = table_files(tables)
     out = Outputs(force=args.force, inputs=[args.json_file])
-    paths = out.claim_folder(args.tables, files, flag="--tables")
+    paths = out.claim_folder(args.tables, files, flag="tables")
     with out.writing():
         for path, content in zip(paths, files.values()):
             out.write(path, content)
