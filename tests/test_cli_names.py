@@ -67,6 +67,7 @@ def test_every_command_is_found():
         "data list",
         "solvers",
         "reproduce",
+        "stability",
     }
 
 

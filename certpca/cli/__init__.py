@@ -2,7 +2,7 @@
 
 Parsing and mapping to the library only, one module per group of subcommands:
 :mod:`.fitting` (fit, certify, path), :mod:`.reports` (report, genes, table) and
-:mod:`.info` (data list, solvers, reproduce); :mod:`.options` holds what they share.
+:mod:`.resampling` (stability) and :mod:`.info` (data list, solvers, reproduce); :mod:`.options` holds what they share.
 Every option's ``dest`` is the Python parameter it feeds, so a library message about
 a parameter names its flag here.  Bad input is one line on stderr
 (``certpca: error: ...``) and exit code 2, with nothing written; warnings are one
@@ -22,7 +22,7 @@ from certpca.errors import InputError
 from certpca.validation import check_int
 from certpca.version import __version__
 
-from . import fitting, info, reports
+from . import fitting, info, reports, resampling
 from .options import Parser, flag_of
 
 
@@ -42,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     fitting.add_commands(sub)
     reports.add_commands(sub)
+    resampling.add_commands(sub)
     info.add_commands(sub)
     for command in _subparsers(parser):
         command.set_defaults(_parser=command)

@@ -149,6 +149,12 @@ def add_commands(sub) -> None:
     )
     pth.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
     pth.add_argument("--restarts", type=int, default=10, help="random starts for nonnegative EM (default 10)")
+    pth.add_argument(
+        "--choose",
+        action="store_true",
+        help="choose k on the grid by cross-validated reconstruction of held-out entries "
+        "(Witten, Tibshirani & Hastie 2009) with the one-standard-error rule",
+    )
     out_option(pth, "write the path table as CSV")
     pth.add_argument("--force", action="store_true", help="overwrite an existing --out file (never an input)")
     pth.add_argument("--json", action="store_true", help="print one JSON object")
@@ -265,6 +271,11 @@ def _cmd_path(args: argparse.Namespace) -> int:
     ks = parse_grid(args.ks, problem.dim)
     comps = fit_path(problem, ks, method=args.method, nonneg=args.nonneg, seed=args.seed, restarts=args.restarts)
     table = path_table(problem, comps, bounds=bounds)
+    choice = None
+    if args.choose:
+        if isinstance(ds, ChunkedData) or ds.is_covariance:
+            raise InputError("`choose` needs samples x features data held in memory (not a covariance or chunks)")
+        choice = api.choose_k(ds, ks, nonneg=args.nonneg, method=args.method, seed=args.seed, restarts=args.restarts)
     if args.out is not None:
         with outputs.writing():
             outputs.write(args.out, table.to_csv(index=False, float_format="%.17g"))
@@ -278,6 +289,18 @@ def _cmd_path(args: argparse.Namespace) -> int:
                     "bounds": bounds,
                     "lambda1": float(problem.eigenvalues()[0]),
                     "points": table.to_dict(orient="records"),
+                    **(
+                        {}
+                        if choice is None
+                        else {
+                            "choice": {
+                                "k": choice.k,
+                                "k_min": choice.k_min,
+                                "criterion": choice.criterion,
+                                "curve": choice.curve.to_dict(orient="records"),
+                            }
+                        }
+                    ),
                 },
                 allow_nan=False,
             )
@@ -287,4 +310,7 @@ def _cmd_path(args: argparse.Namespace) -> int:
         _data_lines(ds)
         print(f"{kind} PCA path by {args.method}; of_lambda1 = variance / λ1, pev = variance / total variance")
         print(table.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
+        if choice is not None:
+            print(f"Chosen k = {choice.k} ({choice.criterion}; smallest error at k = {choice.k_min}):")
+            print(choice.curve.to_string(index=False, float_format=lambda x: f"{x:.5g}"))
     return 0
