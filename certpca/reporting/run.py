@@ -29,18 +29,18 @@ import re
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from certpca import datasets
 from certpca.certification import REGISTRY as BOUNDS
-from certpca.certification import Certificate, certify_vector
+from certpca.certification import Bound, Certificate, NotApplicable, certify_vector, evaluate_bound, recertify
 from certpca.certification.components import certify_components
 from certpca.components import fit_components
 from certpca.data import Dataset
 from certpca.data.advice import preprocessing_advice
-from certpca.errors import InputError
+from certpca.errors import InputError, TooLarge
 from certpca.messages import quiet
 from certpca.paths import fit_path
 from certpca.problem import Problem
@@ -165,23 +165,6 @@ def _suffix(nonneg: bool, text: str = " nonneg") -> str:
 
 
 # --------------------------------------------------------- fit and certify
-def _certificate_for(shared: Certificate, problem: Problem, w: np.ndarray, nonneg: bool) -> Certificate:
-    """The certificate of w from bounds already computed for (problem, k, nonneg).
-
-    Follows :func:`certpca.certification.certify_vector` exactly: value of the
-    normalised w, lower bound = max(value, feasible values the bounds found).
-    """
-    w = np.asarray(w, dtype=float)
-    w = w / np.linalg.norm(w)
-    value = problem.variance(w)
-    lower = value
-    for b in shared.bounds:
-        fv = b.params.get("feasible_value") if isinstance(b.params, dict) else None
-        if fv is not None and np.isfinite(fv) and not (b.name == "pattern" and nonneg):
-            lower = max(lower, float(fv))
-    return replace(shared, value=value, lower_bound=lower)
-
-
 @dataclass
 class Fitted:
     """The output of :func:`fit_and_certify`: fits and certificates of both problems, and the run's notes."""
@@ -224,7 +207,7 @@ class Fitted:
                 "source": "warm-started path",
             },
         )
-        cert = _certificate_for(self.shared[nonneg], problem, comp.weights, nonneg)
+        cert = recertify(self.shared[nonneg], problem, comp.weights)
         self.fits.append(
             MethodFit(method=f"{comp.method} (path)", nonneg=nonneg, fit=fit.to_dict(), certificate=cert.to_dict())
         )
@@ -301,7 +284,7 @@ def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> Fitted:
         out.raw[nonneg] = mode_fits
         step(f"certify k={plan.k}{_suffix(nonneg)}")
         for fit in mode_fits:
-            cert = _certificate_for(shared, problem, fit.components[0].weights, nonneg)
+            cert = recertify(shared, problem, fit.components[0].weights)
             out.fits.append(
                 MethodFit(
                     method=fit.options["method"],
@@ -365,14 +348,23 @@ def sample_scores(ds: Dataset, problem: Problem, fits: list[MethodFit]) -> list[
 
 
 # ---------------------------------------------------------- path and band
-def _band_bound(problem: Problem, name: str, k: int, nonneg: bool, cache: dict):
-    """One bound for the band; the costly ones are computed on the plain problem once per k and cached."""
-    spec = BOUNDS[name]
-    if spec.cost >= SHARED_COST and not spec.nonneg_only:
-        if (name, k) not in cache:
-            cache[(name, k)] = spec.func(problem, k, False)
-        return cache[(name, k)]
-    return spec.func(problem, k, nonneg)
+def _band_bounds(problem: Problem, names: list[str], k: int, nonneg: bool, cache: dict) -> list[Bound]:
+    """The band's bounds at k (:func:`certpca.certification.evaluate_bound`, as a certificate computes them);
+    the costly ones are computed on the plain problem once per k and cached.  One that does not apply or
+    is not finite is left out."""
+    out = []
+    for name in names:
+        spec = BOUNDS[name]
+        shared = spec.cost >= SHARED_COST and not spec.nonneg_only
+        key = (name, k, False if shared else nonneg)
+        if key not in cache:
+            try:
+                cache[key] = evaluate_bound(problem, name, k, key[2])
+            except (NotApplicable, TooLarge):
+                cache[key] = None
+        if cache[key] is not None:
+            out.append(cache[key])
+    return out
 
 
 def path_and_band(problem: Problem, plan: Plan, fitted: Fitted, step) -> tuple[list[MethodPath], list[Band], list[str]]:
@@ -413,9 +405,7 @@ def path_and_band(problem: Problem, plan: Plan, fitted: Fitted, step) -> tuple[l
         points = []
         for kk in plan.ks:
             top = max(by_k[kk], key=lambda c: c.variance)
-            win = min(
-                (_band_bound(problem, name, kk, nonneg, cache) for name in names), key=lambda b: (b.value, b.name)
-            )
+            win = min(_band_bounds(problem, names, kk, nonneg, cache), key=lambda b: (b.value, b.name))
             value = problem.variance(top.weights / np.linalg.norm(top.weights))
             points.append(
                 BandPoint(
