@@ -18,21 +18,20 @@ from .version import __version__
 
 if TYPE_CHECKING:
     from . import datasets
-    from .api import certify, fit, path
+    from .api import certify, fit, path, report
     from .certification import Certificate
     from .data import Dataset
     from .errors import ConvergenceWarning, InputError
     from .estimator import SparsePCA
     from .io import load
     from .problem import Problem
-    from .reporting.write import report
     from .results import Component, Fit
 
 #: public name -> the module that defines it
 _HOMES = {
     "fit": "api",
     "certify": "api",
-    "report": "reporting.write",
+    "report": "api",
     "path": "api",
     "load": "io",
     "Certificate": "certification",

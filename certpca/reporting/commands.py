@@ -11,10 +11,10 @@ from certpca.data import Dataset
 from certpca.errors import InputError
 from certpca.io import Outputs, load
 from certpca.reporting.genes import gene_selection_run
-from certpca.reporting.options import GENE_K, SDP_TIME
+from certpca.reporting.options import GENE_K, SDP_TIME, ReportOptions
 from certpca.reporting.saved import Run
 from certpca.reporting.tables import fmt, mode_name, proven, table_files, tables_for
-from certpca.reporting.write import report
+from certpca.reporting.write import write_report
 from certpca.validation import check_cardinality
 
 
@@ -216,8 +216,7 @@ def _command(args, name: str) -> str:
 def _cmd_report(args) -> int:
     modes = {"nonneg": (True,), "plain": (False,), None: (False, True)}[args.modes]
     ds = load_data(args)
-    run = report(
-        ds,
+    options = ReportOptions(
         k=args.k,
         output=args.output,
         tables=args.tables,
@@ -238,6 +237,7 @@ def _cmd_report(args) -> int:
         gene_k=args.gene_k,
         command=_command(args, "report"),
     )
+    run = write_report(ds, options)
     if args.json:
         print(run.to_json())
     else:

@@ -47,13 +47,10 @@ from certpca.problem import Problem
 from certpca.reporting.genes import GENE_REFS, gene_selection_run
 from certpca.reporting.options import (
     DEFAULT_METHODS,
-    DEFAULT_PATH,
-    GENE_SIZES,
-    N_INIT,
     PATH_BOUNDS,
     SDP_BOUND,
-    SDP_TIME,
     Plan,
+    ReportOptions,
     applicable,
     choose_methods,
     headline_bounds,
@@ -175,6 +172,7 @@ class Fitted:
     used_bounds: set[str] = field(default_factory=set)  # bounds computed (not skipped)
     shared: dict[bool, Certificate] = field(default_factory=dict)  # the vector-independent bounds per constraint
     notes: list[str] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)  # methods whose fit failed, and why
 
     def adopt_if_better(self, problem: Problem, comp: Component, plan: Plan) -> None:
         """Add the path's component at k as a fit of its own (``METHOD (path)``) when it beats every fit
@@ -223,13 +221,7 @@ def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> Fitted:
     out = Fitted()
     for nonneg in plan.nonneg_modes:
         mode_fits = []
-        for m in plan.methods:
-            if nonneg and not SOLVERS[m].nonneg:
-                plan.skipped.setdefault(m, "cannot impose nonnegativity (plain sparse fit only)")
-                continue
-            if not nonneg and not SOLVERS[m].signed:
-                plan.skipped.setdefault(m, "finds nonnegative components only (nonnegative fit only)")
-                continue
+        for m in plan.methods_for(nonneg):
             with quiet() as caught:
                 try:
                     fit = fit_components(
@@ -242,7 +234,7 @@ def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> Fitted:
                         data=ds.describe(),
                     )
                 except InputError as err:
-                    plan.skipped.setdefault(m, f"{'nonnegative' if nonneg else 'sparse'}: {err}")
+                    out.skipped.setdefault(m, f"{'nonnegative' if nonneg else 'sparse'}: {err}")
                     continue
             out.notes += [f"{m}{_suffix(nonneg, ' (nonneg)')}: {w.message}" for w in caught]
             mode_fits.append(fit)
@@ -440,49 +432,19 @@ def references(
 
 
 # --------------------------------------------------------------- the run
-def compute_run(
-    ds: Dataset,
-    *,
-    k: int,
-    methods=None,
-    nonneg_modes: Sequence[bool] = (False, True),
-    components: int = 1,
-    path: str | None = DEFAULT_PATH,
-    path_methods=None,
-    seed: int = 0,
-    bounds=None,
-    path_bounds=None,
-    genes: bool | None = None,
-    gene_sizes: Sequence[int] = GENE_SIZES,
-    gene_k: int | None = None,
-    n_init: int = N_INIT,
-    time_limit: float | None = SDP_TIME,
-    command: str = "",
-    progress: bool | None = None,
-) -> Run:
-    """Fits, certificates, path, band and gene selection for ``ds`` at cardinality ``k``."""
-    plan = resolve(
-        ds,
-        k=k,
-        methods=methods,
-        nonneg_modes=nonneg_modes,
-        components=components,
-        path=path,
-        path_methods=path_methods,
-        seed=seed,
-        bounds=bounds,
-        path_bounds=path_bounds,
-        genes=genes,
-        gene_sizes=gene_sizes,
-        gene_k=gene_k,
-        n_init=n_init,
-        time_limit=time_limit,
-        command=command,
-    )
+def compute_run(ds: Dataset, options: ReportOptions) -> Run:
+    """Fits, certificates, path, band and gene selection for ``ds`` with the report's ``options``
+    (:class:`~certpca.reporting.options.ReportOptions`; its output fields are not used here)."""
     problem = ds.problem()
+    return compute(ds, problem, resolve(ds, problem, options))
+
+
+def compute(ds: Dataset, problem: Problem, plan: Plan) -> Run:
+    """The saved run of a resolved :class:`~certpca.reporting.options.Plan` on ``ds`` and its covariance
+    ``problem``; the plan is only read."""
     modes = len(plan.nonneg_modes)
     path_steps = len(plan.on_path) + 1 if plan.ks else 0
-    step = Steps(modes * (len(plan.methods) + 1 + path_steps) + (3 if plan.genes else 0) + 1, progress)
+    step = Steps(modes * (len(plan.methods) + 1 + path_steps) + (3 if plan.genes else 0) + 1, plan.progress)
     try:
         data = describe_data(ds, problem)
         step("spectrum")
@@ -501,14 +463,14 @@ def compute_run(
     methods_run = sorted({f.fit["options"]["method"] for f in fitted.fits})
     settings = Settings(
         k=plan.k,
-        nonneg=plan.nonneg_modes,
-        methods=plan.methods,
+        nonneg=list(plan.nonneg_modes),
+        methods=list(plan.methods),
         components=plan.components,
         seed=plan.seed,
-        path=plan.ks,
-        path_methods=plan.on_path,
+        path=list(plan.ks),
+        path_methods=list(plan.on_path),
         bounds={("nonneg" if nn else "sparse"): v for nn, v in fitted.bounds.items()},
-        path_bounds=plan.band_bounds,
+        path_bounds=list(plan.band_bounds),
         genes=plan.genes,
     )
     return Run(
@@ -516,8 +478,8 @@ def compute_run(
         versions=versions(),
         settings=settings,
         data=data,
-        methods_skipped=dict(sorted(plan.skipped.items())),
-        path_skipped=plan.path_skipped,
+        methods_skipped=dict(sorted({**fitted.skipped, **plan.skipped}.items())),
+        path_skipped=dict(plan.path_skipped),
         fits=fitted.fits,
         paths=paths,
         bands=bands,
@@ -533,7 +495,7 @@ def compute_run(
         step_seconds=step.seconds,
         format=FORMAT,
         scores=sample_scores(ds, problem, fitted.fits),
-        advice=preprocessing_advice(ds) + plan.notes,
+        advice=preprocessing_advice(ds) + list(plan.notes),
         annotation=selected_annotation(ds, fitted.fits),
     )
 
@@ -552,6 +514,7 @@ __all__ = [
     "FORMAT",
     "PATH_BOUNDS",
     "choose_methods",
+    "compute",
     "compute_run",
     "describe_data",
     "fit_and_certify",

@@ -9,13 +9,13 @@ import pytest
 import certpca
 from certpca.data import Dataset, prepare
 from certpca.data.advice import is_control, preprocessing_advice
-from certpca.reporting import compute_run, render
+from certpca.reporting import ReportOptions, compute_run, render
 from certpca.reporting.tables import features_table, importance_table, scores_table
 from tests.brute import brute_force
 
 
 def _quick(ds, **kw):
-    return compute_run(ds, **{"methods": "em,threshold", "path": "", "progress": False, **kw})
+    return compute_run(ds, ReportOptions(**{"methods": "em,threshold", "path": "", "progress": False, **kw}))
 
 
 def test_pitprops_is_reported_proven_optimal():

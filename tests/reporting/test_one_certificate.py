@@ -14,13 +14,14 @@ import pytest
 import certpca
 from certpca.certification import REGISTRY, certify_vector, evaluate_bound, recertify
 from certpca.errors import InputError
-from certpca.reporting import compute_run
+from certpca.reporting import ReportOptions, compute_run
 
 
 @pytest.fixture(scope="module")
 def lrs():
     ds = certpca.load("lrs")
-    run = compute_run(ds, k=5, methods="em,threshold", nonneg_modes=(False,), path="", genes=False, progress=False)
+    options = ReportOptions(k=5, methods="em,threshold", nonneg_modes=(False,), path="", genes=False, progress=False)
+    run = compute_run(ds, options)
     return ds.problem(), run
 
 
