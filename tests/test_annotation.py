@@ -85,7 +85,7 @@ def test_the_report_names_the_selected_genes(tmp_path):
     ds = with_annotation(certpca.load("khan"), read_annotation(annotation_file(tmp_path / "ann.csv")))
     options = ReportOptions(k=60, methods="em,threshold", path="", progress=False, genes=False, bounds="lambda1,dabe")
     run = compute_run(ds, options)
-    selected = {fid for f in run.fits for c in f.components for fid in c["loadings"]}
+    selected = {fid for f in run.fits for c in f.components for fid in c.loadings}
     assert set(run.annotation) == selected & set(SYMBOLS)
     table = features_table(run, False)
     for (_, row), (_, raw) in zip(table.display.iterrows(), table.raw.iterrows()):

@@ -24,7 +24,7 @@ def test_certify_and_report_are_plain_functions(tmp_path):
     assert certpca.certify(fit).optimal
     run = certpca.report("pitprops", k=4, output=tmp_path / "p.html", path="1:13:4", nonneg_modes=(True,))
     assert (tmp_path / "p.html").read_text().startswith("<!DOCTYPE html>")
-    assert run["settings"]["k"] == 4 and sorted(p.name for p in tmp_path.iterdir()) == ["p.html"]
+    assert run.settings.k == 4 and sorted(p.name for p in tmp_path.iterdir()) == ["p.html"]
 
 
 def test_a_user_script_type_checks(tmp_path):

@@ -122,7 +122,7 @@ def test_the_headline_certifies_the_best_vector_the_run_saw():
     fit_at_k = next(f.value for f in run.fits if f.method == "gpower-l0")
     assert path_at_k > fit_at_k  # the case of the issue, reproduced
     assert best.method == "gpower-l0 (path)" and best.value == path_at_k
-    assert best.certificate["value"] == pytest.approx(path_at_k, rel=1e-12)
+    assert best.certificate.value == pytest.approx(path_at_k, rel=1e-12)
     assert any("warm-started path found a better" in n for n in run.notes)
 
 

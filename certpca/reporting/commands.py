@@ -252,9 +252,9 @@ def _summary(run: Run, ds: Dataset, args) -> None:
         if best:
             c = best.certificate
             print(
-                f"{mode_name(nonneg).capitalize()}, k = {run.settings.k}: best {fmt(c['value'])} by "
-                f"{best.method}; OPT <= {fmt(c['upper_bound'])} ({c['winner']}); certified "
-                f"{fmt(c['certified_fraction'], 'percent')}, {proven(c['optimal'])}"
+                f"{mode_name(nonneg).capitalize()}, k = {run.settings.k}: best {fmt(c.value)} by "
+                f"{best.method}; OPT <= {fmt(c.upper_bound)} ({c.winner}); certified "
+                f"{fmt(c.certified_fraction, 'percent')}, {proven(c.optimal)}"
             )
     if run.genes:
         print("Gene selection: " + run.genes.conclusion)

@@ -51,7 +51,7 @@ def _shown(table: T.Table | None) -> tuple[Markup, str, str] | None:
 
 def glossary(run: Run) -> list[tuple[str, str, str]]:
     """(name, what it is, reference) of every bound that appears in the run's certificates and bands."""
-    names = {b["name"] for f in run.fits for c in [f.certificate, *f.later_certificates] if c for b in c["bounds"]} | {
+    names = {b.name for f in run.fits for c in [f.certificate, *f.later_certificates] if c for b in c.bounds} | {
         n for b in run.bands for n in b.bounds
     }
     return [(n, _sentence(BOUNDS[n].description), BOUNDS[n].cite()) for n in BOUNDS if n in names]

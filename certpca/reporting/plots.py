@@ -13,7 +13,7 @@ import re
 import numpy as np
 
 from certpca.data import pixel_ids
-from certpca.reporting.saved import GeneSelection, MethodFit, Run, Scores
+from certpca.reporting.saved import GeneSelection, MethodFit, Run, SavedComponent, Scores
 
 #: feature ids are written under the stems up to this many loadings (more would not be legible)
 MAX_TICK_LABELS = 60
@@ -143,7 +143,7 @@ def loadings(run: Run, fit: MethodFit, name: str, max_labels: int = MAX_TICK_LAB
         n = len(comps)
         fig, axes = plt.subplots(n, 1, figsize=(7.2, 2.6 * n), squeeze=False)
         for j, (ax, c) in enumerate(zip(axes[:, 0], comps)):
-            items = sorted(c["loadings"].items(), key=lambda kv: (-abs(kv[1]), kv[0]))
+            items = sorted(c.loadings.items(), key=lambda kv: (-abs(kv[1]), kv[0]))
             ids = [i for i, _ in items]
             w = np.array([v for _, v in items])
             x = np.arange(w.size)
@@ -151,7 +151,7 @@ def loadings(run: Run, fit: MethodFit, name: str, max_labels: int = MAX_TICK_LAB
             ax.plot(x, w, "o", ms=2.5, color=PALETTE[0])
             ax.axhline(0, color="black", lw=0.6)
             ax.set_ylabel("loading")
-            ax.set_title(f"PC{j + 1}: {c['cardinality']} nonzero loadings by {fit.method}, largest |w| first")
+            ax.set_title(f"PC{j + 1}: {c.cardinality} nonzero loadings by {fit.method}, largest |w| first")
             if w.size <= max_labels:
                 ax.set_xticks(x)
                 ax.set_xticklabels(ids, rotation=90, fontsize=SMALL_FONT if w.size > CROWDED_TICKS else 8)
@@ -162,7 +162,7 @@ def loadings(run: Run, fit: MethodFit, name: str, max_labels: int = MAX_TICK_LAB
     return to_svg(fig, name)
 
 
-def _image_loadings(comps: list[dict], shape: list[int], name: str) -> str:
+def _image_loadings(comps: list[SavedComponent], shape: list[int], name: str) -> str:
     _, plt = mpl()
     order = _pixel_order(shape)
     pos = {f: i for i, f in enumerate(order)}
@@ -170,14 +170,14 @@ def _image_loadings(comps: list[dict], shape: list[int], name: str) -> str:
     fig, axes = plt.subplots(1, n, figsize=(2.4 * n + 0.6, 2.6), squeeze=False)
     for j, (ax, c) in enumerate(zip(axes[0], comps)):
         img = np.zeros(int(shape[0]) * int(shape[1]))
-        for f, v in c["loadings"].items():
+        for f, v in c.loadings.items():
             if f in pos:
                 img[pos[f]] = v
         m = float(np.abs(img).max()) or 1.0
         im = ax.imshow(img.reshape(shape), cmap="RdBu_r", vmin=-m, vmax=m, interpolation="nearest")
         ax.set_xticks([])
         ax.set_yticks([])
-        ax.set_title(f"PC{j + 1} ({c['cardinality']} pixels)")
+        ax.set_title(f"PC{j + 1} ({c.cardinality} pixels)")
     fig.colorbar(im, ax=list(axes[0]), shrink=0.8, label="loading")
     return to_svg(fig, name)
 

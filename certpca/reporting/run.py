@@ -65,6 +65,8 @@ from certpca.reporting.saved import (
     MethodPath,
     PathPoint,
     Run,
+    SavedCertificate,
+    SavedFit,
     Scores,
     Settings,
 )
@@ -206,9 +208,7 @@ class Fitted:
             },
         )
         cert = recertify(self.shared[nonneg], problem, comp.weights)
-        self.fits.append(
-            MethodFit(method=f"{comp.method} (path)", nonneg=nonneg, fit=fit.to_dict(), certificate=cert.to_dict())
-        )
+        self.fits.append(MethodFit(f"{comp.method} (path)", nonneg, SavedFit.of(fit), SavedCertificate.of(cert)))
         self.notes.append(
             f"{comp.method}'s warm-started path found a better {'nonnegative ' if nonneg else ''}"
             f"component at k = {plan.k} ({comp.variance:.6g} > {best:.6g}); the results list it "
@@ -269,7 +269,7 @@ def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> Fitted:
         )
         computed = [b.name for b in shared.bounds if (reuse or {}).get(b.name) is not b]  # not reused as it was
         out.notes += _time_notes(shared, computed, plan.time_limit, nonneg)
-        later_dicts = [None if c is None else c.to_dict() for c in later]
+        later_saved = [None if c is None else SavedCertificate.of(c) for c in later]
         out.bounds[nonneg] = names
         out.shared[nonneg] = shared
         out.used_bounds |= {n for n in names if n not in shared.skipped}
@@ -281,9 +281,9 @@ def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> Fitted:
                 MethodFit(
                     method=fit.options["method"],
                     nonneg=nonneg,
-                    fit=fit.to_dict(),
-                    certificate=cert.to_dict(),
-                    later_certificates=later_dicts if fit is best else [],
+                    fit=SavedFit.of(fit),
+                    certificate=SavedCertificate.of(cert),
+                    later_certificates=later_saved if fit is best else [],
                 )
             )
     return out
@@ -324,7 +324,7 @@ def sample_scores(ds: Dataset, problem: Problem, fits: list[MethodFit]) -> list[
         best = max((f for f in fits if f.nonneg == nonneg), key=lambda f: f.value)
         W = np.zeros((ds.n_features, len(best.components)))
         for j, comp in enumerate(best.components):
-            for fid, w in comp["loadings"].items():
+            for fid, w in comp.loadings.items():
                 W[position[fid], j] = w
         out.append(
             Scores(
@@ -460,7 +460,7 @@ def compute(ds: Dataset, problem: Problem, plan: Plan) -> Run:
     finally:
         step.close()
     band_bounds = {n for b in bands for n in b.bounds}
-    methods_run = sorted({f.fit["options"]["method"] for f in fitted.fits})
+    methods_run = sorted({f.fit.options["method"] for f in fitted.fits})
     settings = Settings(
         k=plan.k,
         nonneg=list(plan.nonneg_modes),
@@ -504,7 +504,7 @@ def selected_annotation(ds: Dataset, fits: list[MethodFit]) -> dict[str, list[st
     """Symbol and description of every feature some fit selected and the annotation names."""
     if ds.annotation is None:
         return {}
-    selected = {fid for f in fits for comp in f.components for fid in comp["loadings"]}
+    selected = {fid for f in fits for comp in f.components for fid in comp.loadings}
     rows = ds.annotation.loc[ds.annotation.index.intersection(sorted(selected))]
     return {str(fid): [r.symbol, r.description] for fid, r in rows.iterrows() if r.symbol or r.description}
 

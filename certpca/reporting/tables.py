@@ -150,15 +150,15 @@ def results_table(run: Run, nonneg: bool, timings: bool = False) -> Table | None
         c0, cert = f.components[0], f.certificate
         r = {
             "method": f.method,
-            "variance": c0["value"],
-            "explained": c0["value"] / total,
-            "of_lambda1": c0["value"] / lam1,
-            "cardinality": c0["cardinality"],
-            "iterations": c0["iterations"],
-            "seconds": f.fit["seconds"],
-            "upper_bound": cert["upper_bound"],
-            "certified_fraction": cert["certified_fraction"],
-            "optimal": cert["optimal"],
+            "variance": c0.value,
+            "explained": c0.value / total,
+            "of_lambda1": c0.value / lam1,
+            "cardinality": c0.cardinality,
+            "iterations": c0.iterations,
+            "seconds": f.fit.seconds,
+            "upper_bound": cert.upper_bound,
+            "certified_fraction": cert.certified_fraction,
+            "optimal": cert.optimal,
         }
         if not timings:
             r.pop("seconds")
@@ -177,11 +177,11 @@ def results_table(run: Run, nonneg: bool, timings: bool = False) -> Table | None
             {
                 "upper bound": fmt(r["upper_bound"]),
                 "certified": fmt(r["certified_fraction"], "percent"),
-                "optimality": proven(r["optimal"]),
+                "optimality": proven(cert.optimal),
             }
         )
         disp.append(dr)
-    winner = fits[0].certificate["winner"]
+    winner = fits[0].certificate.winner
     caption = (
         f"{mode_name(nonneg).capitalize()} PCA, k = {run.settings.k}: variance wᵀCw of the first component, "
         f"its share of the total variance and of λ1, and the certificate (upper bound on OPT from {winner}; "
@@ -196,16 +196,16 @@ def bounds_table(run: Run, nonneg: bool, timings: bool = False) -> Table | None:
         return None
     cert = fits[0].certificate
     disp, raw = [], []
-    for b in sorted(cert["bounds"], key=lambda b: (b["value"], b["name"])):
-        r = {"bound": b["name"], "upper_bound": b["value"], "winner": b["name"] == cert["winner"]}
-        shown = fmt(b["value"]) + (f" ({STOPPED_NOTE})" if b.get("params", {}).get("stopped_at_target") else "")
-        d = {"bound": b["name"], "upper bound on OPT": shown, "best": "✓" if r["winner"] else ""}
+    for b in sorted(cert.bounds, key=lambda b: (b.value, b.name)):
+        r = {"bound": b.name, "upper_bound": b.value, "winner": b.name == cert.winner}
+        shown = fmt(b.value) + (f" ({STOPPED_NOTE})" if b.params.get("stopped_at_target") else "")
+        d = {"bound": b.name, "upper bound on OPT": shown, "best": "✓" if r["winner"] else ""}
         if timings:
-            r["seconds"] = b.get("seconds")
-            d["time (s)"] = fmt(b.get("seconds"), "seconds")
+            r["seconds"] = b.seconds
+            d["time (s)"] = fmt(b.seconds, "seconds")
         disp.append(d)
         raw.append(r)
-    for name, why in sorted(cert.get("skipped", {}).items()):
+    for name, why in sorted(cert.skipped.items()):
         raw.append({"bound": name, "upper_bound": None, "winner": False, **({"seconds": None} if timings else {})})
         disp.append(
             {
@@ -255,9 +255,9 @@ def features_table(run: Run, nonneg: bool) -> Table | None:
     fits = run.fits_of(nonneg)
     disp, raw = [], []
     for j, comp in enumerate(best.components):
-        order = sorted(comp["loadings"].items(), key=lambda kv: (-abs(kv[1]), kv[0]))
+        order = sorted(comp.loadings.items(), key=lambda kv: (-abs(kv[1]), kv[0]))
         for rank, (fid, w) in enumerate(order, 1):
-            found = [f.method for f in fits if fid in f.components[0]["loadings"]] if j == 0 else []
+            found = [f.method for f in fits if fid in f.components[0].loadings] if j == 0 else []
             raw.append(
                 {
                     "component": j + 1,
@@ -300,19 +300,19 @@ def importance_table(run: Run, nonneg: bool) -> Table | None:
     if best is None:
         return None
     certs = [best.certificate, *best.later_certificates]
-    cumulative = best.fit["cumulative_pev"]
+    cumulative = best.fit.cumulative_pev
     disp, raw = [], []
     for j, comp in enumerate(best.components):
         cert = certs[j] if j < len(certs) else None
         r = {
             "component": j + 1,
-            "sdev": math.sqrt(max(comp["additional_variance"], 0.0)),
-            "proportion": comp["pev"],
+            "sdev": math.sqrt(max(comp.additional_variance, 0.0)),
+            "proportion": comp.pev,
             "cumulative": cumulative[j],
-            "cardinality": comp["cardinality"],
-            "upper_bound": cert["upper_bound"] if cert else None,
-            "certified_fraction": cert["certified_fraction"] if cert else None,
-            "optimal": cert["optimal"] if cert else None,
+            "cardinality": comp.cardinality,
+            "upper_bound": cert.upper_bound if cert else None,
+            "certified_fraction": cert.certified_fraction if cert else None,
+            "optimal": cert.optimal if cert else None,
         }
         raw.append(r)
         disp.append(
@@ -323,7 +323,7 @@ def importance_table(run: Run, nonneg: bool) -> Table | None:
                 "cumulative proportion": fmt(r["cumulative"], "percent"),
                 "cardinality": fmt(r["cardinality"], "int"),
                 "certified": fmt(r["certified_fraction"], "percent") if cert else "–",
-                "optimality": proven(r["optimal"]) if cert else "not certified",
+                "optimality": proven(cert.optimal) if cert else "not certified",
             }
         )
     caption = (

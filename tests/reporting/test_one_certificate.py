@@ -32,12 +32,12 @@ def test_report_certificate_is_certify_vectors_to_the_last_bit(lrs):
     for f in run.fits:
         w = np.zeros(problem.dim)
         position = {fid: i for i, fid in enumerate(certpca.load("lrs").feature_ids)}
-        for fid, v in f.components[0]["loadings"].items():
+        for fid, v in f.components[0].loadings.items():
             w[position[fid]] = v
         mine, theirs = f.certificate, certify_vector(problem, w, 5, False, bounds=names)
-        assert mine["value"] == theirs.value
-        assert mine["lower_bound"] == theirs.lower_bound
-        assert mine["upper_bound"] == theirs.upper_bound and mine["winner"] == theirs.winner
+        assert mine.value == theirs.value
+        assert mine.lower_bound == theirs.lower_bound
+        assert mine.upper_bound == theirs.upper_bound and mine.winner == theirs.winner
 
 
 def test_recertify_equals_certify_vector_and_refuses_support_bounds(lrs):
