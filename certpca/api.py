@@ -17,7 +17,7 @@ from .errors import InputError
 from .io import load
 from .problem import Problem
 from .reporting.options import DEFAULT_PATH, GENE_SIZES, N_INIT, SDP_TIME, ReportOptions
-from .reporting.saved import Run
+from .reporting.saved import ReportRun
 from .results import Component, Fit
 
 
@@ -192,7 +192,7 @@ def report(
     time_limit: float | None = SDP_TIME,
     command: str = "",
     progress: bool | None = None,
-) -> Run:
+) -> ReportRun:
     """Write the HTML report of ``data`` at cardinality ``k`` (and its tables), and return the saved run.
 
     ``data`` is a :class:`Dataset`, a bundled data set name or a file path (read with :func:`load`'s

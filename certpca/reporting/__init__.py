@@ -14,14 +14,14 @@ from certpca.reporting.genes import gene_selection_run
 from certpca.reporting.html import render
 from certpca.reporting.options import ReportOptions
 from certpca.reporting.run import compute_run
-from certpca.reporting.saved import FORMAT, Run
+from certpca.reporting.saved import FORMAT, ReportRun
 from certpca.reporting.tables import Table, fmt, report_tables, tables_for, write_tables
 from certpca.reporting.write import write_report
 
 __all__ = [
     "FORMAT",
     "ReportOptions",
-    "Run",
+    "ReportRun",
     "Table",
     "compute_run",
     "fmt",

@@ -12,7 +12,7 @@ from certpca.errors import InputError
 from certpca.io import Outputs, load
 from certpca.reporting.genes import gene_selection_run
 from certpca.reporting.options import GENE_K, SDP_TIME, ReportOptions
-from certpca.reporting.saved import Run
+from certpca.reporting.saved import ReportRun
 from certpca.reporting.tables import fmt, mode_name, proven, table_files, tables_for
 from certpca.reporting.write import write_report
 from certpca.validation import check_cardinality
@@ -245,7 +245,7 @@ def _cmd_report(args) -> int:
     return 0
 
 
-def _summary(run: Run, ds: Dataset, args) -> None:
+def _summary(run: ReportRun, ds: Dataset, args) -> None:
     print(f"Data: {ds.summary_line()}")
     for nonneg in run.settings.nonneg:
         best = run.best_fit(nonneg)

@@ -16,7 +16,7 @@ from certpca.certification import REGISTRY as BOUNDS
 from certpca.reporting import plots
 from certpca.reporting import tables as T
 from certpca.reporting.genes import featured_rows
-from certpca.reporting.saved import Run
+from certpca.reporting.saved import ReportRun
 
 
 def template_dir() -> Path:
@@ -49,7 +49,7 @@ def _shown(table: T.Table | None) -> tuple[Markup, str, str] | None:
     return None if table is None else (Markup(table.to_html()), table.caption, table.name)
 
 
-def glossary(run: Run) -> list[tuple[str, str, str]]:
+def glossary(run: ReportRun) -> list[tuple[str, str, str]]:
     """(name, what it is, reference) of every bound that appears in the run's certificates and bands."""
     names = {b.name for f in run.fits for c in [f.certificate, *f.later_certificates] if c for b in c.bounds} | {
         n for b in run.bands for n in b.bounds
@@ -62,7 +62,7 @@ def _sentence(s: str) -> str:
     return s[0].upper() + s[1:] if s[:1].isascii() and s[:1].islower() else s
 
 
-def render(run: Run, *, timings: bool = False) -> str:
+def render(run: ReportRun, *, timings: bool = False) -> str:
     """The report page for a saved run."""
     modes = []
     for nonneg in run.settings.nonneg:

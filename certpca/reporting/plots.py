@@ -13,7 +13,7 @@ import re
 import numpy as np
 
 from certpca.data import pixel_ids
-from certpca.reporting.saved import GeneSelection, MethodFit, Run, SavedComponent, Scores
+from certpca.reporting.saved import GeneSelection, MethodFit, ReportRun, SavedComponent, Scores
 
 #: feature ids are written under the stems up to this many loadings (more would not be legible)
 MAX_TICK_LABELS = 60
@@ -70,7 +70,7 @@ def to_svg(fig, name: str) -> str:
     return svg.strip() + "\n"
 
 
-def spectrum(run: Run) -> str:
+def spectrum(run: ReportRun) -> str:
     """Share of the total variance of the largest eigenvalues, and its cumulative sum."""
     ev = np.asarray(run.data.eigenvalues, dtype=float)
     share = ev / run.data.total_variance
@@ -90,7 +90,7 @@ def spectrum(run: Run) -> str:
     return to_svg(fig, "spectrum")
 
 
-def path(run: Run) -> str | None:
+def path(run: ReportRun) -> str | None:
     """Variance vs cardinality per method, with the certified band (Asteris et al. 2014, Fig. 4–6)."""
     if not run.bands:
         return None
@@ -132,7 +132,7 @@ def path(run: Run) -> str | None:
     return to_svg(fig, "path")
 
 
-def loadings(run: Run, fit: MethodFit, name: str, max_labels: int = MAX_TICK_LABELS) -> str:
+def loadings(run: ReportRun, fit: MethodFit, name: str, max_labels: int = MAX_TICK_LABELS) -> str:
     """Nonzero loadings of each component: a stem plot with feature ids, or an image for pixels."""
     comps = fit.components
     shape = run.data.image_shape
@@ -186,7 +186,7 @@ def _pixel_order(shape: list[int]) -> list[str]:
     return list(pixel_ids((int(shape[0]), int(shape[1]))))
 
 
-def scores(run: Run, sc: Scores, name: str) -> str:
+def scores(run: ReportRun, sc: Scores, name: str) -> str:
     """The samples on the sparse components beside ordinary PCA, coloured by class.
 
     PC1 against PC2 (a strip of PC1 by class when there is one component), so a reader
@@ -234,7 +234,7 @@ def scores(run: Run, sc: Scores, name: str) -> str:
     return to_svg(fig, name)
 
 
-def genes(run: Run) -> str | None:
+def genes(run: ReportRun) -> str | None:
     """Jaccard mean ± sd against the number of selected features (Sigg & Buhmann 2008, Fig. 4)."""
     g: GeneSelection | None = run.genes
     if not g:

@@ -1,19 +1,21 @@
-"""The computation behind a report: the typed *saved run* (:class:`~certpca.reporting.saved.Run`).
+"""The computation behind a report: the typed *saved run* (:class:`~certpca.reporting.saved.ReportRun`).
 
-:func:`compute_run` does five steps, one function each:
+:func:`compute_run` resolves the options (:func:`certpca.reporting.options.resolve`: check them, decide
+what runs, into a frozen plan) and :func:`compute` follows the plan, one function a step:
 
-1. :func:`certpca.reporting.options.resolve` — check the options, decide what runs;
+1. :func:`describe_data` — the data section and the spectrum;
 2. :func:`fit_and_certify` — the fits of every method at k, sparse and
    nonnegative (exactly what ``certpca fit DATA --k K --method M [--nonneg]
    --json`` prints, same seed), and one certificate per fit: the upper bounds
    on OPT(k, nonneg) do not depend on the vector (the support-specific
    ``pattern`` bound is left out), so they are computed once per sign
    constraint on the best vector and shared; each method's value, lower bound
-   and certified fraction are its own, exactly as ``certpca certify
-   --loadings fit.csv --bounds ... --json`` gives them;
+   and certified fraction are its own (:func:`certpca.certification.recertify`),
+   bit for bit what ``certpca certify --loadings fit.csv --bounds ... --json``
+   gives them;
 3. :func:`path_and_band` — the variance–cardinality path of every method on a
    coarse grid with the certified band (best value found .. best upper bound
-   from cheap bounds);
+   from cheap bounds, each from :func:`certpca.certification.evaluate_bound`);
 4. :func:`certpca.reporting.genes.gene_selection_run` — the gene-selection
    evaluation of Sigg & Buhmann (2008, §5.3) when the data carry class labels;
 5. :func:`references` — the references of every method and bound that ran.
@@ -64,7 +66,7 @@ from certpca.reporting.saved import (
     MethodFit,
     MethodPath,
     PathPoint,
-    Run,
+    ReportRun,
     SavedCertificate,
     SavedFit,
     Scores,
@@ -165,7 +167,7 @@ def _suffix(nonneg: bool, text: str = " nonneg") -> str:
 
 # --------------------------------------------------------- fit and certify
 @dataclass
-class Fitted:
+class FitsAtK:
     """The output of :func:`fit_and_certify`: fits and certificates of both problems, and the run's notes."""
 
     fits: list[MethodFit] = field(default_factory=list)
@@ -216,9 +218,9 @@ class Fitted:
         )
 
 
-def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> Fitted:
+def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> FitsAtK:
     """Every method at k on both problems, and one certificate per fit from bounds shared per problem."""
-    out = Fitted()
+    out = FitsAtK()
     for nonneg in plan.nonneg_modes:
         mode_fits = []
         for m in plan.methods_for(nonneg):
@@ -359,7 +361,9 @@ def _band_bounds(problem: Problem, names: list[str], k: int, nonneg: bool, cache
     return out
 
 
-def path_and_band(problem: Problem, plan: Plan, fitted: Fitted, step) -> tuple[list[MethodPath], list[Band], list[str]]:
+def path_and_band(
+    problem: Problem, plan: Plan, fitted: FitsAtK, step
+) -> tuple[list[MethodPath], list[Band], list[str]]:
     """The path of every method on the grid and, per sign constraint, the certified band; with the notes."""
     paths, bands, notes = [], [], []
     cache: dict = {}
@@ -432,14 +436,14 @@ def references(
 
 
 # --------------------------------------------------------------- the run
-def compute_run(ds: Dataset, options: ReportOptions) -> Run:
+def compute_run(ds: Dataset, options: ReportOptions) -> ReportRun:
     """Fits, certificates, path, band and gene selection for ``ds`` with the report's ``options``
     (:class:`~certpca.reporting.options.ReportOptions`; its output fields are not used here)."""
     problem = ds.problem()
     return compute(ds, problem, resolve(ds, problem, options))
 
 
-def compute(ds: Dataset, problem: Problem, plan: Plan) -> Run:
+def compute(ds: Dataset, problem: Problem, plan: Plan) -> ReportRun:
     """The saved run of a resolved :class:`~certpca.reporting.options.Plan` on ``ds`` and its covariance
     ``problem``; the plan is only read."""
     modes = len(plan.nonneg_modes)
@@ -473,7 +477,7 @@ def compute(ds: Dataset, problem: Problem, plan: Plan) -> Run:
         path_bounds=list(plan.band_bounds),
         genes=plan.genes,
     )
-    return Run(
+    return ReportRun(
         command=plan.command,
         versions=versions(),
         settings=settings,

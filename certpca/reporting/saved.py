@@ -290,7 +290,7 @@ class GeneSelection(Saved):
 
 
 @dataclass
-class Run(Saved):
+class ReportRun(Saved):
     """Everything a report shows; deterministic for fixed inputs and seed except the seconds."""
 
     command: str
@@ -334,7 +334,7 @@ class Run(Saved):
         return [p for p in self.paths if p.nonneg == nonneg]
 
     @classmethod
-    def from_dict(cls, obj: dict) -> Run:
+    def from_dict(cls, obj: dict) -> ReportRun:
         if obj.get("format") not in READABLE:
             raise InputError(
                 f"saved run format {obj.get('format')!r} is not one this certpca reads "
@@ -361,7 +361,7 @@ __all__ = [
     "MethodFit",
     "MethodPath",
     "PathPoint",
-    "Run",
+    "ReportRun",
     "Saved",
     "SavedBound",
     "SavedCertificate",

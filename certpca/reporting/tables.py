@@ -20,7 +20,7 @@ from certpca.certification.certificate import STOPPED_NOTE
 from certpca.data.advice import is_control
 from certpca.errors import InputError
 from certpca.io import Outputs
-from certpca.reporting.saved import Run, is_run
+from certpca.reporting.saved import ReportRun, is_run
 
 # ----------------------------------------------------------------- formats
 FORMATS = {
@@ -113,7 +113,7 @@ def mode_slug(nonneg: bool) -> str:
 
 
 # ------------------------------------------------------------------ tables
-def data_table(run: Run) -> Table:
+def data_table(run: ReportRun) -> Table:
     d = run.data
     prep = text.describe_preprocessing(d.preprocessing)
     items = [
@@ -140,7 +140,7 @@ def data_table(run: Run) -> Table:
     )
 
 
-def results_table(run: Run, nonneg: bool, timings: bool = False) -> Table | None:
+def results_table(run: ReportRun, nonneg: bool, timings: bool = False) -> Table | None:
     fits = run.fits_of(nonneg)
     if not fits:
         return None
@@ -190,7 +190,7 @@ def results_table(run: Run, nonneg: bool, timings: bool = False) -> Table | None
     return _table(f"results-{mode_slug(nonneg)}", caption, disp, raw)
 
 
-def bounds_table(run: Run, nonneg: bool, timings: bool = False) -> Table | None:
+def bounds_table(run: ReportRun, nonneg: bool, timings: bool = False) -> Table | None:
     fits = run.fits_of(nonneg)
     if not fits:
         return None
@@ -222,7 +222,7 @@ def bounds_table(run: Run, nonneg: bool, timings: bool = False) -> Table | None:
     return _table(f"bounds-{mode_slug(nonneg)}", caption, disp, raw)
 
 
-def path_table(run: Run, nonneg: bool) -> Table | None:
+def path_table(run: ReportRun, nonneg: bool) -> Table | None:
     band = run.band(nonneg)
     if band is None:
         return None
@@ -248,7 +248,7 @@ def path_table(run: Run, nonneg: bool) -> Table | None:
     return _table(f"path-{mode_slug(nonneg)}", caption, disp, raw)
 
 
-def features_table(run: Run, nonneg: bool) -> Table | None:
+def features_table(run: ReportRun, nonneg: bool) -> Table | None:
     best = run.best_fit(nonneg)
     if best is None:
         return None
@@ -288,7 +288,7 @@ def features_table(run: Run, nonneg: bool) -> Table | None:
     return _table(f"features-{mode_slug(nonneg)}", caption, disp, raw)
 
 
-def importance_table(run: Run, nonneg: bool) -> Table | None:
+def importance_table(run: ReportRun, nonneg: bool) -> Table | None:
     """R's ``summary.prcomp`` importance rows for every component of the best fit, with its certificate.
 
     Standard deviation and proportion are of the variance each component adds beyond
@@ -335,7 +335,7 @@ def importance_table(run: Run, nonneg: bool) -> Table | None:
     return _table(f"importance-{mode_slug(nonneg)}", caption, disp, raw)
 
 
-def scores_table(run: Run, nonneg: bool) -> Table | None:
+def scores_table(run: ReportRun, nonneg: bool) -> Table | None:
     """The samples' scores on the best fit's components and on ordinary PCA's first two (R's ``x``)."""
     sc = run.scores_of(nonneg)
     if sc is None:
@@ -356,7 +356,7 @@ def scores_table(run: Run, nonneg: bool) -> Table | None:
     return _table(f"scores-{mode_slug(nonneg)}", caption, disp, raw)
 
 
-def genes_table(run: Run) -> Table | None:
+def genes_table(run: ReportRun) -> Table | None:
     g = run.genes
     if not g:
         return None
@@ -391,7 +391,7 @@ def genes_table(run: Run) -> Table | None:
     return _table("genes", caption, disp, raw)
 
 
-def tests_table(run: Run) -> Table | None:
+def tests_table(run: ReportRun) -> Table | None:
     g = run.genes
     if not g:
         return None
@@ -521,7 +521,7 @@ def saved_path_table(obj: dict) -> Table:
 EXTENSIONS = ("tex", "md", "csv")
 
 
-def report_tables(run: Run, timings: bool = False) -> list[Table]:
+def report_tables(run: ReportRun, timings: bool = False) -> list[Table]:
     """Every table of a report, in page order."""
     out: list[Table | None] = [data_table(run)]
     for nonneg in run.settings.nonneg:
@@ -566,12 +566,12 @@ def table_files(tables: list[Table]) -> dict[str, str]:
     return files
 
 
-def tables_for(obj: dict | Run, timings: bool = False) -> list[Table]:
+def tables_for(obj: dict | ReportRun, timings: bool = False) -> list[Table]:
     """Tables of any saved JSON: a report run, or a ``fit``, ``certify`` or ``path --json`` object."""
-    if isinstance(obj, Run):
+    if isinstance(obj, ReportRun):
         return report_tables(obj, timings)
     if is_run(obj):
-        return report_tables(Run.from_dict(obj), timings)
+        return report_tables(ReportRun.from_dict(obj), timings)
     if "components" in obj and "cumulative_pev" in obj:
         return fit_tables(obj)
     if "upper_bound" in obj and "bounds" in obj:

@@ -9,7 +9,7 @@ from certpca.io import Outputs, load
 from certpca.reporting.html import render
 from certpca.reporting.options import ReportOptions, resolve
 from certpca.reporting.run import compute
-from certpca.reporting.saved import Run
+from certpca.reporting.saved import ReportRun
 from certpca.reporting.tables import (
     file_names,
     report_table_names,
@@ -18,7 +18,7 @@ from certpca.reporting.tables import (
 )
 
 
-def write_report(data: Dataset | str | Path, options: ReportOptions) -> Run:
+def write_report(data: Dataset | str | Path, options: ReportOptions) -> ReportRun:
     """Write the HTML report of ``data`` (a Dataset, bundled name or path, read with
     :func:`certpca.io.load`'s defaults) with ``options``, and its tables; return the run.
 

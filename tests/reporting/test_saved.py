@@ -16,7 +16,7 @@ import pytest
 from certpca.errors import InputError
 from certpca.reporting.saved import (
     FORMAT,
-    Run,
+    ReportRun,
     SavedBound,
     SavedCertificate,
     SavedComponent,
@@ -34,7 +34,7 @@ def v2() -> dict:
 
 def test_a_saved_v2_run_gives_the_tables_it_gave_before(v2):
     assert v2["format"] == "certpca-run/2"
-    run = Run.from_json(json.dumps(v2))
+    run = ReportRun.from_json(json.dumps(v2))
     assert run.format == FORMAT == "certpca-run/3"
     best = run.best_fit(False)
     assert isinstance(best.fit, SavedFit) and isinstance(best.components[1], SavedComponent)
@@ -48,9 +48,9 @@ def test_a_saved_v2_run_gives_the_tables_it_gave_before(v2):
 
 
 def test_v3_round_trip_and_what_it_leaves_out(v2):
-    run = Run.from_json(json.dumps(v2))
+    run = ReportRun.from_json(json.dumps(v2))
     text = run.to_json()
-    assert Run.from_json(text).to_json() == text
+    assert ReportRun.from_json(text).to_json() == text
     fit = json.loads(text)["fits"][0]["fit"]
     assert "data" not in fit and "certificates" not in fit  # the run's data section; certificates beside the fit
     assert not hasattr(run, "__getitem__")  # typed access only: run.settings.k, not run["settings"]["k"]
@@ -61,7 +61,7 @@ def test_v1_is_read_and_an_unknown_format_refused(v2):
     v1["format"] = "certpca-run/1"
     for absent in ("class_counts", "n_classes"):
         del v1["data"][absent]
-    run = Run.from_dict(v1)
+    run = ReportRun.from_dict(v1)
     assert run.data.class_counts is None and run.fits[0].certificate.winner == v2["fits"][0]["certificate"]["winner"]
     with pytest.raises(InputError, match="certpca-run/9"):
-        Run.from_dict({**v2, "format": "certpca-run/9"})
+        ReportRun.from_dict({**v2, "format": "certpca-run/9"})
