@@ -18,7 +18,7 @@ from .version import __version__
 
 if TYPE_CHECKING:
     from . import datasets
-    from .api import certify, fit, path, report
+    from .api import certify, choose_k, fit, path, report, stability
     from .certification import Certificate
     from .data import Dataset
     from .errors import ConvergenceWarning, InputError
@@ -26,12 +26,16 @@ if TYPE_CHECKING:
     from .io import load
     from .problem import Problem
     from .results import Component, Fit
+    from .stability_selection import Stability
 
 #: public name -> the module that defines it
 _HOMES = {
     "fit": "api",
     "certify": "api",
     "report": "api",
+    "stability": "api",
+    "choose_k": "api",
+    "Stability": "stability_selection",
     "path": "api",
     "load": "io",
     "Certificate": "certification",
@@ -65,6 +69,8 @@ __all__ = [
     "certify",
     "path",
     "report",
+    "stability",
+    "choose_k",
     "load",
     "datasets",
     "Certificate",
@@ -72,6 +78,7 @@ __all__ = [
     "Problem",
     "Fit",
     "Component",
+    "Stability",
     "InputError",
     "ConvergenceWarning",
     "SparsePCA",

@@ -10,15 +10,19 @@ import numpy as np
 
 from . import components, paths, validation
 from .certification import Certificate, certify_components, certify_vector
+from .crossval import KChoice
+from .crossval import choose_k as cross_validated_k
 from .data import Dataset, read_annotation, with_annotation
 from .data.chunked import ChunkedData, is_dask_array
-from .data.convert import is_anndata
+from .data.convert import anndata_mask, is_anndata
 from .errors import InputError
 from .io import load
 from .problem import Problem
 from .reporting.options import DEFAULT_PATH, GENE_SIZES, N_INIT, SDP_TIME, ReportOptions
 from .reporting.saved import ReportRun
 from .results import Component, Fit
+from .stability_selection import THRESHOLD, Stability
+from .stability_selection import stability as stability_selection
 
 
 def _problem(data, client=None) -> tuple[Problem, dict]:
@@ -37,17 +41,22 @@ def _problem(data, client=None) -> tuple[Problem, dict]:
 
 def fit(
     data,
-    k: int,
+    k: int | Sequence[int],
     *,
     nonneg: bool = False,
-    n_components: int = 1,
+    n_components: int | None = None,
     method: str = "em",
     deflation: str = "projection",
+    center: bool | None = None,
+    scale: bool | None = None,
+    log2: float | None = None,
     seed: int = 0,
     restarts: int = 10,
     layer: str | None = None,
     use_raw: bool = False,
-    key_added: str | None = "spca",
+    mask_var="default",
+    key_added: str | None = None,
+    inplace: bool = True,
     annotate=None,
     client=None,
     **options,
@@ -55,17 +64,32 @@ def fit(
     """Fit sparse (``nonneg=True``: nonnegative sparse) principal components.
 
     ``data`` is a :class:`Dataset`, a :class:`Problem`, a bundled data set name, a path,
-    or a numpy array, DataFrame, scipy.sparse matrix or AnnData (read and centred with
-    :func:`load`'s defaults; ``layer``/``use_raw`` choose an AnnData's matrix).  A fit of
-    samples × features data carries R prcomp's scores ``x``, ``center``, ``scale`` and
-    ``predict``.  An AnnData gets the fit stored in place as ``sc.pp.pca`` does
-    (:meth:`Fit.to_anndata` under ``key_added``; None: not stored).  ``annotate`` (a file,
-    DataFrame or Series of gene symbols: :func:`certpca.data.read_annotation`) becomes
-    ``Fit.annotation``.  A dask array (or :class:`~certpca.data.chunked.ChunkedData`) is read in
+    or a numpy array, DataFrame, scipy.sparse matrix or AnnData, read and prepared as
+    :func:`load` does with ``center`` (default True), ``scale`` (default False) and ``log2``
+    (R's ``prcomp(x, center, scale.)``; a Dataset or Problem is prepared already).  ``k`` is an
+    int or one cardinality per component (nsprcomp's vector ``k``); ``n_components`` defaults to
+    its length, else 1.  A fit of samples × features data carries R prcomp's scores ``x``,
+    ``center``, ``scale`` and ``predict``.
+
+    An AnnData is read as ``sc.pp.pca`` reads it (``layer``/``use_raw``; ``mask_var``: by default
+    the ``var["highly_variable"]`` genes when that column exists, None for all genes, or a column
+    name or boolean array) and, with ``inplace``, gets the fit stored as ``sc.pp.pca`` stores
+    PCA (:meth:`Fit.to_anndata`): ``key_added`` None writes ``obsm["X_spca"]``,
+    ``varm["spca_loadings"]``, ``uns["spca"]``; ``"pca"`` writes scanpy's own ``X_pca``, ``PCs``,
+    ``pca`` (so ``sc.pl.pca*`` and ``sc.pp.neighbors`` use the sparse components); any other
+    name writes ``obsm``, ``varm`` and ``uns`` under that name, as scanpy's ``key_added`` does.
+    ``annotate`` (a file, DataFrame or Series of gene symbols: :func:`certpca.data.read_annotation`)
+    becomes ``Fit.annotation``.  A dask array (or :class:`~certpca.data.chunked.ChunkedData`) is read in
     row blocks (D ≤ N) or blocks of whole columns (D > N), on the threaded scheduler or on the
     ``dask.distributed`` ``client``.
     """
+    preparation = {n: v for n, v in (("center", center), ("scale", scale), ("log2", log2)) if v is not None}
+    mask_name, mask = anndata_mask(data, mask_var, use_raw=use_raw) if is_anndata(data) else (None, None)
     ds: Dataset | ChunkedData | Problem
+    if isinstance(data, (Problem, ChunkedData, Dataset)) or is_dask_array(data):
+        if preparation:
+            name = next(iter(preparation))
+            raise InputError.bad_argument(name, "applies when fit reads the data; prepare it with certpca.load instead")
     if isinstance(data, (Problem, ChunkedData)):
         ds = data
     elif isinstance(data, Dataset):
@@ -74,7 +98,17 @@ def fit(
         ds = ChunkedData.prepare(data, client=client)
     else:
         # held as given (no centred copy): the fit needs only the covariance operator and the scores
-        ds = load(data, layer=layer, use_raw=use_raw, annotate=annotate, copy=False)
+        source = data if mask is None else data[:, mask]
+        ds = load(
+            source,
+            center=center is not False,
+            scale=bool(scale),
+            log2=log2,
+            layer=layer,
+            use_raw=use_raw,
+            annotate=annotate,
+            copy=False,
+        )
     problem, info = _problem(ds)
     result = components.fit_components(
         problem,
@@ -91,8 +125,8 @@ def fit(
     if isinstance(ds, Problem):
         return result
     result.attach_data(ds)
-    if key_added is not None and is_anndata(data):
-        result.to_anndata(data, key_added, params={"layer": layer, "use_raw": use_raw})
+    if inplace and is_anndata(data):
+        result.to_anndata(data, key_added, params={"layer": layer, "use_raw": use_raw, "mask_var": mask_name})
     return result
 
 
@@ -230,3 +264,53 @@ def report(
     from .reporting.write import write_report  # here: only a report needs jinja2, the plots and tables
 
     return write_report(data, options)
+
+
+def stability(
+    data,
+    k,
+    *,
+    n_subsamples: int = 100,
+    fraction: float = 0.5,
+    threshold: float = THRESHOLD,
+    seed: int = 0,
+    n_jobs: int | None = None,
+    **fit_options,
+) -> Stability:
+    """How often each feature is selected when the fit is repeated on halves of the samples.
+
+    ``data`` as for :func:`fit` (read with :func:`load`'s defaults); ``fit_options`` as for
+    :func:`fit` (``n_components``, ``nonneg``, ``method``, ...).  See
+    :func:`certpca.stability_selection.stability` for the subsampling (complementary pairs of halves), the
+    matching of components and the bound on the expected number of false selections.
+    """
+    ds = data if isinstance(data, Dataset) else load(data, copy=False)
+    return stability_selection(
+        ds,
+        k,
+        n_subsamples=n_subsamples,
+        fraction=fraction,
+        threshold=threshold,
+        seed=seed,
+        n_jobs=n_jobs,
+        **fit_options,
+    )
+
+
+def choose_k(
+    data,
+    ks="1:300:20",
+    *,
+    n_folds: int = 5,
+    seed: int = 0,
+    nonneg: bool = False,
+    method: str = "em",
+    restarts: int = 10,
+) -> KChoice:
+    """k for the first component chosen by cross-validated reconstruction of held-out entries
+    (Witten, Tibshirani & Hastie 2009) with the one-standard-error rule; ``ks`` a list or a grid as
+    for :func:`path`; ``data`` as for :func:`fit`.  Returns the choice and the curve it came from
+    (:class:`certpca.crossval.KChoice`)."""
+    ds = data if isinstance(data, Dataset) else load(data, copy=False)
+    grid = validation.parse_grid(ks, ds.n_features)
+    return cross_validated_k(ds, grid, n_folds=n_folds, seed=seed, nonneg=nonneg, method=method, restarts=restarts)

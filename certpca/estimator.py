@@ -60,6 +60,8 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     explained_variance_ratio_ : that variance over the total variance of the data.
     mean_ : the feature means subtracted before the covariance (R's ``center``).
     n_components_ : components found (fewer than asked when disjoint supports run out).
+    n_iter_ : iterations the method ran, summed over the components (each component's count is
+        ``fit_.components[i].iterations``), as scikit-learn's SparsePCA records them.
     n_features_in_, feature_names_in_ : as every scikit-learn estimator records them.
     certificates_ : one :class:`certpca.Certificate` per component (None without
         ``certify``, or for an all-zero component): the value and a proven upper
@@ -120,6 +122,7 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         W = np.column_stack([c.weights for c in fit.components])
         self.components_ = W.T.copy()
         self.n_components_ = W.shape[1]
+        self.n_iter_ = sum(int(c.iterations) for c in fit.components)
         self.explained_variance_ = np.asarray(fit.additional_variance, dtype=float)
         self.explained_variance_ratio_ = np.asarray(fit.pev, dtype=float)
         if self.certify:

@@ -29,6 +29,18 @@ PRINT_DIGITS, SUMMARY_DIGITS = 7, 4
 R_ROWS = ("Standard deviation", "Proportion of Variance", "Cumulative Proportion")
 
 
+def anndata_keys(key_added: str | None) -> tuple[str, str, str]:
+    """The ``obsm``, ``varm`` and ``uns`` keys of a fit stored under ``key_added``: certpca's own
+    (``X_spca``, ``spca_loadings``, ``spca``) for None; scanpy's PCA keys (``X_pca``, ``PCs``,
+    ``pca``) for ``"pca"``, so that ``sc.pl.pca*`` and ``sc.pp.neighbors`` read the sparse
+    components; otherwise ``key_added`` for all three, as scanpy's ``sc.pp.pca(key_added=...)``."""
+    if key_added is None:
+        return "X_spca", "spca_loadings", "spca"
+    if key_added == "pca":
+        return "X_pca", "PCs", "pca"
+    return key_added, key_added, key_added
+
+
 @dataclass
 class Component:
     """One sparse principal component.
@@ -244,16 +256,19 @@ class Fit:
             self.annotation = ds.annotation.reindex(W.index, fill_value="")
         return self
 
-    def to_anndata(self, adata, key: str = "spca", *, params: dict | None = None) -> None:
+    def to_anndata(self, adata, key_added: str | None = None, *, params: dict | None = None) -> None:
         """Store the fit in an AnnData object as scanpy's ``sc.pp.pca`` stores PCA.
 
-        ``obsm["X_<key>"]`` the scores (cells × components), ``varm["<key>_loadings"]``
-        the loadings (genes × components, zero for genes not fitted, e.g. dropped as
-        constant), ``uns[key]`` the parameters, the additional variances and their ratios
-        to the total, the cardinalities and, once certified, each component's upper bound,
-        certified fraction and proof.  Loadings over genes that are not ``adata.var_names``
-        (a fit of ``raw`` with more genes) go to ``uns[key]["loadings"]`` as a DataFrame.
+        The scores (cells × components, float32 as scanpy stores them) go to ``obsm``, the
+        loadings (genes × components, float64, zero for genes not fitted, e.g. outside
+        ``mask_var`` or dropped as constant) to ``varm``, and to ``uns`` the parameters, the
+        additional variances and their ratios to the total, the cardinalities and, once
+        certified, each component's upper bound, certified fraction and proof.  The keys
+        follow scanpy's ``key_added`` (:func:`anndata_keys`).  Loadings over genes that are not
+        ``adata.var_names`` (a fit of ``raw`` with more genes) go to ``uns[...]["loadings"]`` as
+        a DataFrame.
         """
+        obsm_key, varm_key, uns_key = anndata_keys(key_added)
         if self.scores is None:
             raise InputError("only a fit of samples x features data has scores to store in an AnnData")
         cells = pd.Index(adata.obs_names.astype(str))
@@ -263,7 +278,9 @@ class Fit:
         W = self.rotation
         uns: dict = {
             "params": {
-                "k": int(self.options.get("k", 0)),
+                "k": np.asarray([c.k for c in self.components])
+                if isinstance(self.options.get("k"), list)
+                else int(self.options.get("k", 0)),
                 "nonneg": bool(self.options.get("nonneg", False)),
                 "method": str(self.options.get("method")),
                 "deflation": str(self.options.get("deflation")),
@@ -291,11 +308,11 @@ class Fit:
             }
         var_names = pd.Index(adata.var_names.astype(str))
         if W.index.isin(var_names).all():
-            adata.varm[f"{key}_loadings"] = W.reindex(var_names, fill_value=0.0).to_numpy()
+            adata.varm[varm_key] = W.reindex(var_names, fill_value=0.0).to_numpy()
         else:
             uns["loadings"] = W.copy()
-        adata.obsm[f"X_{key}"] = x.to_numpy()
-        adata.uns[key] = uns
+        adata.obsm[obsm_key] = x.to_numpy(dtype=np.float32)
+        adata.uns[uns_key] = uns
 
     # R-style accessors --------------------------------------------------
     @property

@@ -4,6 +4,7 @@ import importlib
 import inspect
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -13,7 +14,7 @@ import certpca
 def test_certify_and_report_are_plain_functions(tmp_path):
     """The public entry points are functions with their real signatures, not callable modules."""
 
-    for function in (certpca.fit, certpca.certify, certpca.path, certpca.report):
+    for function in (certpca.fit, certpca.certify, certpca.path, certpca.report, certpca.stability, certpca.choose_k):
         assert inspect.isfunction(function), function
     assert list(inspect.signature(certpca.certify).parameters)[0] == "obj"
     assert list(inspect.signature(certpca.report).parameters)[:2] == ["data", "k"]
@@ -25,6 +26,13 @@ def test_certify_and_report_are_plain_functions(tmp_path):
     run = certpca.report("pitprops", k=4, output=tmp_path / "p.html", path="1:13:4", nonneg_modes=(True,))
     assert (tmp_path / "p.html").read_text().startswith("<!DOCTYPE html>")
     assert run.settings.k == 4 and sorted(p.name for p in tmp_path.iterdir()) == ["p.html"]
+
+
+def test_no_module_is_named_like_a_public_name():
+    """Importing a submodule binds its name on the package, which would shadow a public function."""
+    package = Path(certpca.__file__).parent
+    modules = {p.stem for p in package.glob("*.py")} | {p.name for p in package.iterdir() if p.is_dir()}
+    assert not (set(certpca.__all__) - {"datasets"}) & modules
 
 
 def test_a_user_script_type_checks(tmp_path):
@@ -52,6 +60,8 @@ def test_the_namespace_holds_only_the_public_api():
         "certify",
         "path",
         "report",
+        "stability",
+        "choose_k",
         "load",
         "datasets",
         "Certificate",
@@ -59,6 +69,7 @@ def test_the_namespace_holds_only_the_public_api():
         "Problem",
         "Fit",
         "Component",
+        "Stability",
         "InputError",
         "ConvergenceWarning",
         "SparsePCA",

@@ -54,6 +54,7 @@ def test_sparse_components_and_their_certificates():
     est = SparsePCA(n_components=3, k=4, random_state=1).fit(X)
     assert est.components_.shape == (3, 12) and est.n_components_ == 3
     assert np.all(np.count_nonzero(est.components_, axis=1) <= 4)
+    assert est.n_iter_ == sum(c.iterations for c in est.fit_.components) > 0  # scikit-learn's n_iter_
     np.testing.assert_allclose(np.linalg.norm(est.components_, axis=1), 1.0)
     fit = certpca.fit(Problem.from_data(X - X.mean(0)), 4, n_components=3, seed=1)
     np.testing.assert_allclose(est.components_, fit.rotation.to_numpy().T, atol=1e-12)

@@ -322,3 +322,48 @@ def test_leukemia_gene_selection(leukemia_selection):
         assert 0 <= out["p_mannwhitney"] <= 1
     # Sigg & Buhmann report NSPC-70 significantly better than the full data; whether
     # that holds here is printed above, not asserted.
+
+
+# ------------------------------------------------------------ gene_set_test
+def classes_in_some_genes(seed: int, n: int = 60, d: int = 200, signal: int = 10) -> Dataset:
+    """Three classes of n/3 samples that differ (by 2 sd) in the first ``signal`` genes only."""
+    rng = np.random.default_rng(seed)
+    labels = np.repeat(["a", "b", "c"], n // 3)
+    X = rng.standard_normal((n, d))
+    X[:, :signal] += 2.0 * pd.factorize(labels)[0][:, None]
+    ids = pd.Index([f"s{i}" for i in range(n)])
+    return Dataset("planted", X, pd.Index([f"g{j}" for j in range(d)]), ids, pd.Series(labels, index=ids))
+
+
+def test_gene_set_test_finds_the_planted_genes_and_scores_the_references():
+    ds = classes_in_some_genes(0)
+    result = ev.gene_set_test(ds, [f"g{j}" for j in range(10)], n_sets=49, seed=1)
+    # no random 10-gene set from 200 (most hold no planted gene) separates the classes as well
+    assert result["statistic"] > 0.9 and result["p_value"] == 1 / 50
+    assert result["null"].shape == (49,) and result["null_mean"] < 0.5
+    assert 0 < result["all_features"] < 1 and 0 < result["top_variance"] <= 1
+    # the statistic is the Jaccard of the best-inertia k-means partition on those columns
+    direct = ev.best_partition_jaccard(ds.columns(np.arange(10)), ds.labels.to_numpy(), n_init=10, seed=1)
+    assert result["statistic"] == direct
+
+
+def test_gene_set_test_rejects_at_its_level_under_the_null():
+    """H0 true by construction (the 'selected' genes are a uniformly random set): P(p ≤ 0.05) = 1/20
+    for n_sets = 19 (ties only make p larger).  Over 40 independent data sets the number of rejections
+    is Binomial(40, ≤ 0.05); 7 or more has probability 0.0003 under it."""
+    rejections = 0
+    for seed in range(40):
+        ds = classes_in_some_genes(100 + seed, n=30, d=60, signal=6)
+        chosen = np.random.default_rng(seed).choice(60, size=6, replace=False)
+        p = ev.gene_set_test(ds, [f"g{j}" for j in chosen], n_sets=19, n_init=3, seed=seed)["p_value"]
+        assert 1 / 20 <= p <= 1
+        rejections += p <= 0.05
+    assert rejections <= 6
+
+
+def test_gene_set_test_names_bad_input():
+    ds = classes_in_some_genes(0)
+    with pytest.raises(InputError, match="features must be ids"):
+        ev.gene_set_test(ds, ["nope"])
+    with pytest.raises(InputError, match="needs labelled samples"):
+        ev.gene_set_test(Dataset("x", ds.matrix, ds.feature_ids, ds.sample_ids, None), ["g0"])

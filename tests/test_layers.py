@@ -30,7 +30,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("certpca.solvers",),
     ("certpca.certification",),
     ("certpca.components", "certpca.paths"),
-    ("certpca.evaluate", "certpca._secular", "certpca._lloyd"),  # its compiled kernels
+    ("certpca.evaluate", "certpca.stability_selection", "certpca.crossval", "certpca._secular", "certpca._lloyd"),
     ("certpca.reporting", "certpca.reproduce"),
     ("certpca.api", "certpca.estimator", "certpca"),  # the public API and the package's __init__
     ("certpca.cli", "certpca.__main__"),

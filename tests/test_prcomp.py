@@ -135,3 +135,43 @@ def test_summary_is_summary_prcomp_with_certificate_rows():
     assert s.table.loc["Upper bound", "PC1"] == fit.certificates[0].upper_bound
     assert "100.00%" in text
     assert "Optimal" in s.as_html() and "Optimal" in s.as_latex()
+
+
+def test_fit_takes_prcomp_preprocessing_arguments_as_load_does():
+    """R's prcomp(x, center, scale.) in the call: the same fit as preparing with certpca.load first."""
+    X = frame(raw_dataset())
+    for kwargs in ({"scale": True}, {"center": False}, {"log2": 1.0, "scale": True}):
+        direct = certpca.fit(X, k=3, n_components=2, **kwargs)
+        prepared = certpca.fit(certpca.load(X, **kwargs), k=3, n_components=2)
+        np.testing.assert_array_equal(direct.rotation.to_numpy(), prepared.rotation.to_numpy())
+        np.testing.assert_array_equal(direct.x.to_numpy(), prepared.x.to_numpy())
+        assert direct.scale is not None or "scale" not in kwargs
+    with pytest.raises(InputError, match="scale applies when fit reads the data"):
+        certpca.fit(certpca.load(X), k=3, scale=True)
+
+
+@pytest.mark.parametrize("deflation", ["projection", "disjoint"])
+def test_one_cardinality_per_component_as_nsprcomp_k_vector(deflation):
+    """k = [2, 4, 3]: each component is the brute-force optimum of its own problem at its own k."""
+    ds = raw_dataset(n=40, d=9, seed=3)
+    ds = prepare(ds)
+    fit = certpca.fit(ds, k=[2, 4, 3], deflation=deflation)
+    assert [c.cardinality for c in fit.components] == [2, 4, 3] and fit.options["k"] == [2, 4, 3]
+    C = np.cov(ds.matrix, rowvar=False)
+    used = np.zeros(9, dtype=bool)
+    for comp, k in zip(fit.components, [2, 4, 3]):
+        w = comp.weights
+        if deflation == "projection":
+            opt, _ = brute_force(C, k)
+            assert w @ C @ w >= opt * (1 - 1e-9)
+            P = np.eye(9) - np.outer(w, w)
+            C = P @ C @ P
+        else:
+            free = np.flatnonzero(~used)
+            opt, _ = brute_force(C[np.ix_(free, free)], k)
+            assert not (w[used] != 0).any() and w @ C @ w >= opt * (1 - 1e-9)
+            used |= w != 0
+    certpca.certify(fit)
+    assert [c.k for c in fit.certificates] == [2, 4, 3]
+    with pytest.raises(InputError, match="n_components is 2 but k gives 3 cardinalities"):
+        certpca.fit(ds, k=[2, 4, 3], n_components=2)

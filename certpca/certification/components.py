@@ -57,11 +57,10 @@ def certify_components(
     """One certificate per component (None for a component with no nonzero loading), each from
     :func:`~certpca.certification.certify_vector` on the problem it solved (:func:`solved_problems`).
 
-    ``bounds``, ``budget``, ``tol`` and ``time_limits`` as for ``certify_vector``; k is the fit's k, capped by
-    the features left.  ``start`` skips the first components (whose certificates the caller
+    ``bounds``, ``budget``, ``tol`` and ``time_limits`` as for ``certify_vector``; k is the component's k,
+    capped by the features left.  ``start`` skips the first components (whose certificates the caller
     already holds); the list then begins with component ``start`` + 1.
     """
-    k = int(fit.options.get("k", max(c.k for c in fit.components)))
     nonneg = bool(fit.options.get("nonneg", fit.components[0].nonneg))
     certificates: list[Certificate | None] = []
     for comp, (problem, features) in list(zip(fit.components, solved_problems(fit)))[start:]:
@@ -71,7 +70,14 @@ def certify_components(
             continue
         certificates.append(
             certify_vector(
-                problem, w, min(k, problem.dim), nonneg, bounds=bounds, budget=budget, tol=tol, time_limits=time_limits
+                problem,
+                w,
+                min(comp.k, problem.dim),
+                nonneg,
+                bounds=bounds,
+                budget=budget,
+                tol=tol,
+                time_limits=time_limits,
             )
         )
     return certificates

@@ -15,9 +15,12 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
 import numpy as np
+import pandas as pd
 
+from ..errors import InputError
 from ..problem import Problem
 from ..results import Fit
 from ..solvers import check_method
@@ -39,9 +42,9 @@ N_EIGENVALUES = 10
 
 def fit_components(
     problem: Problem,
-    k: int,
+    k: int | Sequence[int],
     *,
-    n_components: int = 1,
+    n_components: int | None = None,
     method: str = "em",
     nonneg: bool = False,
     deflation: str = "projection",
@@ -54,13 +57,21 @@ def fit_components(
 ) -> Fit:
     """Fit ``n_components`` components with at most ``k`` nonzeros each.
 
+    ``k`` may also be a sequence, one cardinality per component (nsprcomp's ``k`` vector);
+    ``n_components`` then defaults to its length, and otherwise to 1.
     ``min_angle`` (degrees) applies to ``deflation="quasi"`` only; ``options`` go to
     the method (for ``quasi``: the options of
     :func:`~certpca.components.quasi.quasi_orthogonal_components`).
     """
     deflation = check_choice(deflation, DEFLATIONS, "deflation")
-    k = check_cardinality(k, problem.dim, "k")
-    n_components = check_cardinality(n_components, problem.dim, "n_components")
+    ks = _cardinalities(k, n_components, problem.dim)
+    n_components = len(ks)
+    k = max(ks)
+    if len(set(ks)) > 1 and deflation not in ("projection", "disjoint"):
+        raise InputError.bad_argument(
+            "k",
+            f"has one cardinality per component, which deflation {deflation!r} cannot take: use projection or disjoint",
+        )
     restarts = check_int(restarts, "restarts", low=0)
     min_angle = check_float(min_angle, "min_angle", low=0.0, high=90.0)
     rng = check_random_state(seed, "seed")
@@ -87,8 +98,7 @@ def fit_components(
         check_method(method, nonneg, options)
         components = sequential_components(
             problem,
-            k,
-            n_components,
+            ks,
             method=method,
             nonneg=nonneg,
             disjoint=deflation == "disjoint",
@@ -109,7 +119,7 @@ def fit_components(
         data=data or {"name": "", "n_samples": None, "n_features": problem.dim},
         options={
             "method": method,
-            "k": k,
+            "k": k if len(set(ks)) == 1 else ks,
             "nonneg": nonneg,
             "n_components": n_components,
             "deflation": deflation,
@@ -122,6 +132,21 @@ def fit_components(
         seconds=seconds,
         problem=problem,
     )
+
+
+def _cardinalities(k, n_components: int | None, dim: int) -> list[int]:
+    """One checked cardinality per component from ``k`` (an int or a sequence) and ``n_components``."""
+    if isinstance(k, (list, tuple, np.ndarray, pd.Series)):
+        ks = [check_cardinality(v, dim, "k") for v in k]
+        if not ks:
+            raise InputError.bad_argument("k", "is an empty sequence: give one cardinality per component")
+        if n_components is not None and check_cardinality(n_components, dim, "n_components") != len(ks):
+            raise InputError.bad_argument(
+                "n_components", f"is {n_components} but k gives {len(ks)} cardinalities: give one per component"
+            )
+        return ks
+    n = 1 if n_components is None else check_cardinality(n_components, dim, "n_components")
+    return [check_cardinality(k, dim, "k")] * n
 
 
 def additional_variance(problem: Problem, W: np.ndarray, *, rtol: float = 1e-10) -> np.ndarray:

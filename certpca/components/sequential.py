@@ -16,8 +16,7 @@ from ..status import Reach
 
 def sequential_components(
     problem: Problem,
-    k: int,
-    n_components: int,
+    ks: list[int],
     *,
     method: str,
     nonneg: bool,
@@ -27,8 +26,8 @@ def sequential_components(
     renormalize: bool,
     options: dict,
 ) -> list[Component]:
-    """Each component by :func:`~certpca.solvers.solve` on the deflated problem (eq. 18) or,
-    ``disjoint``, on the features no earlier component used (eq. 19).
+    """One component per cardinality in ``ks``, each by :func:`~certpca.solvers.solve` on the deflated
+    problem (eq. 18) or, ``disjoint``, on the features no earlier component used (eq. 19).
 
     Disjoint components stop early, with a warning, once every feature is used; a
     component that finds fewer than k features left gets reach ``unreachable``.
@@ -36,7 +35,7 @@ def sequential_components(
     components: list[Component] = []
     current = problem
     free = np.arange(problem.dim)  # features still available (disjoint scheme)
-    for i in range(n_components):
+    for i, k in enumerate(ks):
         if disjoint:
             if free.size == 0:
                 warnings.warn(
@@ -71,7 +70,7 @@ def sequential_components(
                 **options,
             )
             w = comp.weights
-            if i + 1 < n_components:  # a deflated factor is two more copies of it in memory: only when used
+            if i + 1 < len(ks):  # a deflated factor is two more copies of it in memory: only when used
                 current = current.deflate(w)
         components.append(_on_full_problem(problem, comp, w))
     return components

@@ -122,6 +122,30 @@ def _from_anndata(adata: Any, *, layer: str | None, use_raw: bool, labels: str |
     return replace(ds, labels=found)
 
 
+def anndata_mask(adata: Any, mask_var: Any, *, use_raw: bool) -> tuple[str | None, np.ndarray | None]:
+    """The genes a fit of an AnnData uses, as scanpy's ``sc.pp.pca`` chooses them: ``mask_var`` is a
+    ``var`` column of booleans, a boolean array over ``var_names``, None (all genes) or ``"default"``
+    (``var["highly_variable"]`` when present, else all genes).  Returns the mask's name for the record
+    (the column, ``"array"`` or None) and the boolean mask (None: all genes)."""
+    if isinstance(mask_var, str) and mask_var == "default":
+        mask_var = "highly_variable" if not use_raw and "highly_variable" in adata.var.columns else None
+    if mask_var is None:
+        return None, None
+    if use_raw:
+        raise InputError("mask_var selects var_names, not raw's genes; pass mask_var=None with use_raw=True")
+    if isinstance(mask_var, str):
+        if mask_var not in adata.var.columns:
+            raise InputError(f"mask_var {mask_var!r} is not a var column; name a boolean column or pass mask_var=None")
+        name, values = mask_var, adata.var[mask_var].to_numpy()
+    else:
+        name, values = "array", np.asarray(mask_var)
+    if values.dtype != bool or values.shape != (adata.n_vars,):
+        raise InputError(f"mask_var must give one True/False per gene ({adata.n_vars}); it gives {values.shape}")
+    if not values.any():
+        raise InputError(f"mask_var {name!r} selects no gene; pass mask_var=None to use all genes")
+    return name, values
+
+
 def _dataset(matrix: np.ndarray | sp.csc_matrix, sample_ids: list[str], feature_ids: list[str], kind: str) -> Dataset:
     check_ids(feature_ids, sample_ids)
     if not np.isfinite(matrix.data if sp.issparse(matrix) else matrix).all():
