@@ -18,7 +18,7 @@ from .data.convert import anndata_mask, is_anndata
 from .errors import InputError
 from .io import load
 from .problem import Problem
-from .reporting.options import DEFAULT_PATH, GENE_SIZES, N_INIT, SDP_TIME, ReportOptions
+from .reporting.options import DEFAULT_PATH, GENE_SIZES, N_INIT, SDP_TIME, STABILITY, ReportOptions
 from .reporting.saved import ReportRun
 from .results import Component, Fit
 from .stability_selection import THRESHOLD, Stability
@@ -224,6 +224,7 @@ def report(
     gene_k: int | None = None,
     n_init: int = N_INIT,
     time_limit: float | None = SDP_TIME,
+    stability: int = STABILITY,
     command: str = "",
     progress: bool | None = None,
 ) -> ReportRun:
@@ -258,6 +259,7 @@ def report(
         gene_k=gene_k,
         n_init=n_init,
         time_limit=time_limit,
+        stability=stability,
         command=command,
         progress=progress,
     )

@@ -15,8 +15,8 @@ from certpca import text
 from certpca.certification import REGISTRY as BOUNDS
 from certpca.reporting import plots
 from certpca.reporting import tables as T
-from certpca.reporting.genes import featured_rows
 from certpca.reporting.saved import ReportRun
+from certpca.reporting.stability import stability_table, stable_count
 
 
 def template_dir() -> Path:
@@ -75,6 +75,7 @@ def render(run: ReportRun, *, timings: bool = False) -> str:
             "importance": T.importance_table(run, nonneg) if run.settings.components > 1 else None,
             "path": T.path_table(run, nonneg),
             "features": T.features_table(run, nonneg),
+            "stability": stability_table(run, nonneg),
         }
         slug = T.mode_slug(nonneg)
         sc = run.scores_of(nonneg)
@@ -88,6 +89,9 @@ def render(run: ReportRun, *, timings: bool = False) -> str:
                 "tables": {k: _shown(v) for k, v in tabs.items() if v is not None},
                 "loadings_svg": Markup(plots.loadings(run, best, f"loadings-{slug}")),
                 "scores_svg": Markup(plots.scores(run, sc, f"scores-{slug}")) if sc else None,
+                "stable": run.stability_of(nonneg),
+                "stable_count": stable_count(record) if (record := run.stability_of(nonneg)) else 0,
+                "stability_svg": Markup(plots.stability(record, f"stability-{slug}")) if record else None,
             }
         )
     g = run.genes
@@ -107,7 +111,6 @@ def render(run: ReportRun, *, timings: bool = False) -> str:
         "genes_svg": Markup(genes_svg) if genes_svg else None,
         "genes": g,
         "gene_tabs": gene_tabs,
-        "featured_rows": featured_rows(g) if g else None,
         "versions": sorted(run.versions.items()),
         "samples": any(m["scores_svg"] for m in modes),
         "glossary": glossary(run),

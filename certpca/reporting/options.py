@@ -18,7 +18,7 @@ from certpca.data import Dataset, clustering_classes
 from certpca.errors import InputError
 from certpca.problem import Problem
 from certpca.solvers import REGISTRY as SOLVERS
-from certpca.validation import check_cardinality, check_float, parse_grid
+from certpca.validation import check_cardinality, check_float, check_int, parse_grid
 
 #: methods run when none are named (those present in the registry)
 DEFAULT_METHODS = ("em", "threshold", "gpower-l1", "gpower-l0", "spannogram", "nspca")
@@ -53,6 +53,8 @@ N_INIT = 100
 #: pbmc at k = 30: about 220 iterations, 39.59 (the former 40 s gave 39.70); leukemia at k = 50
 #: converges in 5 s (reports/bench/report.md)
 SDP_TIME = 6.0
+#: halves of the samples the report's stability section refits on (complementary pairs)
+STABILITY = 50
 #: the bound ``SDP_TIME`` limits
 SDP_BOUND = "dabe_sdp"
 
@@ -67,6 +69,7 @@ class ReportOptions:
     at k; None: what ``certpca certify`` runs for the problem's size), ``path_bounds`` (of the band;
     None: ``PATH_BOUNDS``), ``genes`` (the gene-selection evaluation; None: when the data carry class
     labels), ``gene_sizes``, ``gene_k``, ``n_init``, ``time_limit`` (of the sample-space SDP, seconds),
+    ``stability`` (halves of the samples over which the selected features' stability is measured; 0: none),
     ``command`` (shown on the page), ``progress`` (a progress bar; None: on a terminal).
 
     Where it goes: ``output`` (the HTML file), ``tables`` (a folder for every table), ``force``
@@ -88,6 +91,7 @@ class ReportOptions:
     gene_k: int | None = None
     n_init: int = N_INIT
     time_limit: float | None = SDP_TIME
+    stability: int = STABILITY
     command: str = ""
     progress: bool | None = None
     output: str | Path = "report.html"
@@ -119,6 +123,7 @@ class Plan:
     gene_k: int = GENE_K
     n_init: int = N_INIT
     time_limit: float | None = SDP_TIME  # None: a time-limited bound uses its own default
+    stability: int = 0  # halves of the samples for the stability of the selected features (0: none)
     command: str = ""
     notes: tuple[str, ...] = ()  # what the data ruled out and why, for the page and terminal
     progress: bool | None = None
@@ -244,6 +249,7 @@ def resolve(ds: Dataset, problem: Problem, options: ReportOptions) -> Plan:
         gene_k=gene_k,
         n_init=o.n_init,
         time_limit=time_limit,
+        stability=0 if ds.is_covariance or ds.n_samples is None else check_int(o.stability, "stability", low=0),
         command=o.command,
         notes=tuple(notes),
         progress=o.progress,

@@ -13,7 +13,7 @@ import re
 import numpy as np
 
 from certpca.data import pixel_ids
-from certpca.reporting.saved import GeneSelection, MethodFit, ReportRun, SavedComponent, Scores
+from certpca.reporting.saved import GeneSelection, MethodFit, ReportRun, SavedComponent, SavedStability, Scores
 
 #: feature ids are written under the stems up to this many loadings (more would not be legible)
 MAX_TICK_LABELS = 60
@@ -268,3 +268,36 @@ def genes(run: ReportRun) -> str | None:
         ax.set_title("k-means on selected features vs the known classes")
         fig.tight_layout()
     return to_svg(fig, "genes")
+
+
+def stability(record: SavedStability, name: str) -> str:
+    """Selection frequency over the halves against |loading| on all samples: the selected features (filled)
+    and those only some halves chose (open, at 0), with the threshold as a line."""
+    matplotlib, plt = mpl()
+    with matplotlib.rc_context(STYLE):
+        fig, ax = plt.subplots(figsize=(6.4, 3.0))
+        chosen = [r for r in record.rows if r.selected]
+        others = [r for r in record.rows if not r.selected]
+        ax.scatter(
+            [abs(r.loading) for r in chosen],
+            [r.frequency for r in chosen],
+            s=14,
+            color=PALETTE[0],
+            label=f"selected on all samples ({len(chosen)})",
+        )
+        if others:
+            ax.scatter(
+                [0.0] * len(others),
+                [r.frequency for r in others],
+                s=14,
+                facecolors="none",
+                edgecolors=PALETTE[1],
+                label=f"selected only in halves ({len(others)})",
+            )
+        ax.axhline(record.threshold, color="#888888", lw=0.8, ls=":")
+        ax.set_xlabel("|loading| on all samples")
+        ax.set_ylabel(f"frequency ({record.n_subsamples} halves)")
+        ax.set_ylim(-0.02, 1.02)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        fig.tight_layout()
+    return to_svg(fig, name)

@@ -72,6 +72,7 @@ from certpca.reporting.saved import (
     Scores,
     Settings,
 )
+from certpca.reporting.stability import STABILITY_REFS, stability_record
 from certpca.results import Component, Fit
 from certpca.solvers import REGISTRY as SOLVERS
 from certpca.version import __version__
@@ -420,7 +421,13 @@ def path_and_band(
 
 # ------------------------------------------------------------- references
 def references(
-    methods: Sequence[str], bounds: Sequence[str], *, band: bool, genes: bool, source: str | None = None
+    methods: Sequence[str],
+    bounds: Sequence[str],
+    *,
+    band: bool,
+    genes: bool,
+    stable: bool = False,
+    source: str | None = None,
 ) -> list[str]:
     """The references of every method and bound that ran, of the band figure, of the evaluation and of
     a bundled data set (``source`` "bundled:NAME"; a user's file cites nothing), sorted."""
@@ -431,6 +438,8 @@ def references(
         cites.append(SOLVERS[BAND_FIGURE_SOURCE].cite())
     if genes:
         cites += GENE_REFS
+    if stable:
+        cites += STABILITY_REFS
     refs = (ref.strip().rstrip(".") for cite in cites for ref in _CITE_SEPARATOR.split(cite))
     return sorted({ref + "." for ref in refs if ref})
 
@@ -448,12 +457,20 @@ def compute(ds: Dataset, problem: Problem, plan: Plan) -> ReportRun:
     ``problem``; the plan is only read."""
     modes = len(plan.nonneg_modes)
     path_steps = len(plan.on_path) + 1 if plan.ks else 0
-    step = Steps(modes * (len(plan.methods) + 1 + path_steps) + (3 if plan.genes else 0) + 1, plan.progress)
+    stable_steps = modes if plan.stability else 0
+    step = Steps(
+        modes * (len(plan.methods) + 1 + path_steps) + (3 if plan.genes else 0) + stable_steps + 1, plan.progress
+    )
     try:
         data = describe_data(ds, problem)
         step("spectrum")
         fitted = fit_and_certify(ds, problem, plan, step)
         paths, bands, path_notes = path_and_band(problem, plan, fitted, step) if plan.ks else ([], [], [])
+        stable = []
+        for nonneg, fits in fitted.raw.items() if plan.stability else ():
+            best = max(fits, key=lambda f: f.components[0].variance)
+            stable.append(stability_record(ds, best, plan.stability, plan.seed))
+            step(f"stability{_suffix(nonneg)}")
         gene = (
             gene_selection_run(
                 ds, sizes=plan.gene_sizes, featured=plan.gene_k, n_init=plan.n_init, seed=plan.seed, step=step
@@ -494,6 +511,7 @@ def compute(ds: Dataset, problem: Problem, plan: Plan) -> ReportRun:
             sorted(fitted.used_bounds | band_bounds),
             band=bool(bands),
             genes=gene is not None,
+            stable=bool(stable),
             source=ds.source,
         ),
         step_seconds=step.seconds,
@@ -501,6 +519,7 @@ def compute(ds: Dataset, problem: Problem, plan: Plan) -> ReportRun:
         scores=sample_scores(ds, problem, fitted.fits),
         advice=preprocessing_advice(ds) + list(plan.notes),
         annotation=selected_annotation(ds, fitted.fits),
+        stability=stable,
     )
 
 

@@ -268,6 +268,22 @@ class GeneRow(Saved):
 
 
 @dataclass
+class GeneSetTest(Saved):
+    """:func:`certpca.evaluate.gene_set_test` of the featured genes (the random sets' scores summarised)."""
+
+    statistic: float
+    p_value: float
+    n_sets: int
+    null_mean: float
+    null_q95: float
+    top_variance: float
+    all_features: float
+    size: int
+    n_init: int
+    seed: int
+
+
+@dataclass
 class GeneSelection(Saved):
     """The gene-selection evaluation (``certpca genes --json``); ``tests`` are ``evaluate.compare`` dicts."""
 
@@ -281,12 +297,40 @@ class GeneSelection(Saved):
     selectors: list[str]
     preprocessing: dict
     rows: list[GeneRow]
-    tests: list[dict]
+    tests: list[dict]  # runs saved before the gene-set test: Welch and Mann–Whitney over k-means restarts
     conclusion: str
     notes: list[str]
+    set_test: GeneSetTest | None = None
 
     def row(self, selector: str, size: int) -> GeneRow | None:
         return next((r for r in self.rows if r.selector == selector and r.size == size), None)
+
+
+@dataclass
+class StabilityRow(Saved):
+    """One feature of the first component: how often the halves of the samples selected it."""
+
+    feature: str
+    frequency: float
+    loading: float
+    selected: bool
+
+
+@dataclass
+class SavedStability(Saved):
+    """Stability selection of the best fit's first component (:func:`certpca.stability`)."""
+
+    nonneg: bool
+    method: str
+    k: int
+    n_subsamples: int
+    threshold: float
+    expected_false: float | None
+    rows: list[StabilityRow]
+
+    def frequency(self, feature: str) -> float:
+        """The feature's selection frequency (0 when no half selected it)."""
+        return next((r.frequency for r in self.rows if r.feature == feature), 0.0)
 
 
 @dataclass
@@ -310,6 +354,7 @@ class ReportRun(Saved):
     scores: list[Scores] = field(default_factory=list)
     advice: list[str] = field(default_factory=list)  # preprocessing advice (raw intensities, counts, controls)
     annotation: dict[str, list[str]] = field(default_factory=dict)  # selected feature id → [symbol, description]
+    stability: list[SavedStability] = field(default_factory=list)
 
     def feature_label(self, fid: str) -> str:
         """``id (SYMBOL)`` when the run's annotation names the feature's gene, else the id."""
@@ -329,6 +374,9 @@ class ReportRun(Saved):
 
     def scores_of(self, nonneg: bool) -> Scores | None:
         return next((s for s in self.scores if s.nonneg == nonneg), None)
+
+    def stability_of(self, nonneg: bool) -> SavedStability | None:
+        return next((s for s in self.stability if s.nonneg == nonneg), None)
 
     def paths_of(self, nonneg: bool) -> list[MethodPath]:
         return [p for p in self.paths if p.nonneg == nonneg]
@@ -358,6 +406,7 @@ __all__ = [
     "DataSummary",
     "GeneRow",
     "GeneSelection",
+    "GeneSetTest",
     "MethodFit",
     "MethodPath",
     "PathPoint",
@@ -367,7 +416,9 @@ __all__ = [
     "SavedCertificate",
     "SavedComponent",
     "SavedFit",
+    "SavedStability",
     "Scores",
     "Settings",
+    "StabilityRow",
     "is_run",
 ]

@@ -44,6 +44,7 @@ def write_report(data: Dataset | str | Path, options: ReportOptions) -> ReportRu
         path=bool(plan.ks),
         genes=plan.genes,
         scores=not ds.is_covariance and ds.sample_ids is not None,
+        stability=bool(plan.stability),
     )
     folder = Path(o.tables) if o.tables is not None else None
     if folder is not None:
