@@ -18,14 +18,13 @@ from .version import __version__
 
 if TYPE_CHECKING:
     from . import datasets
-    from .api import certify, choose_k, fit, path, stability
+    from .api import certify, choose_k, fit, path, report, stability
     from .certification import Certificate
     from .data import Dataset
     from .errors import ConvergenceWarning, InputError
     from .estimator import SparsePCA
     from .io import load
     from .problem import Problem
-    from .reporting.write import report
     from .results import Component, Fit
     from .stability_selection import Stability
 
@@ -33,10 +32,10 @@ if TYPE_CHECKING:
 _HOMES = {
     "fit": "api",
     "certify": "api",
+    "report": "api",
     "stability": "api",
     "choose_k": "api",
     "Stability": "stability_selection",
-    "report": "reporting.write",
     "path": "api",
     "load": "io",
     "Certificate": "certification",

@@ -1,8 +1,10 @@
-"""The public functions of certpca: fit, certify, path (report is :func:`certpca.reporting.write.report`)."""
+"""The public functions of certpca: fit, certify, path, report."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -16,6 +18,8 @@ from .data.convert import anndata_mask, is_anndata
 from .errors import InputError
 from .io import load
 from .problem import Problem
+from .reporting.options import DEFAULT_PATH, GENE_SIZES, N_INIT, SDP_TIME, STABILITY, ReportOptions
+from .reporting.saved import ReportRun
 from .results import Component, Fit
 from .stability_selection import THRESHOLD, Stability
 from .stability_selection import stability as stability_selection
@@ -194,6 +198,74 @@ def certify(
         )
     k = int(np.count_nonzero(w)) if k is None else k
     return certify_vector(problem, w, k, bool(nonneg), bounds=bounds, budget=budget, tol=tol)
+
+
+def report(
+    data,
+    *,
+    k: int,
+    output: str | Path = "report.html",
+    tables: str | Path | None = None,
+    force: bool = False,
+    labels: str | Path | None = None,
+    annotate: Any = None,
+    timings: bool = False,
+    inputs: Sequence[str | Path | None] = (),
+    methods: str | Sequence[str] | None = None,
+    nonneg_modes: Sequence[bool] = (False, True),
+    components: int = 1,
+    path: str | None = DEFAULT_PATH,
+    path_methods: str | Sequence[str] | None = None,
+    seed: int = 0,
+    bounds: str | Sequence[str] | None = None,
+    path_bounds: str | Sequence[str] | None = None,
+    genes: bool | None = None,
+    gene_sizes: Sequence[int] = GENE_SIZES,
+    gene_k: int | None = None,
+    n_init: int = N_INIT,
+    time_limit: float | None = SDP_TIME,
+    stability: int = STABILITY,
+    command: str = "",
+    progress: bool | None = None,
+) -> ReportRun:
+    """Write the HTML report of ``data`` at cardinality ``k`` (and its tables), and return the saved run.
+
+    ``data`` is a :class:`Dataset`, a bundled data set name or a file path (read with :func:`load`'s
+    defaults; ``labels``, a CSV ``sample,label`` or a column of the data file, and ``annotate``, gene
+    symbols: :func:`certpca.data.read_annotation`).  The page goes to ``output``, every table as LaTeX,
+    Markdown and CSV to the folder ``tables``; nothing is overwritten without ``force``, inputs (and
+    ``inputs``) never.  Every keyword is a field of :class:`certpca.reporting.ReportOptions`, which says
+    what each does; the defaults are its defaults (a test checks they agree).
+    """
+    options = ReportOptions(
+        k=k,
+        output=output,
+        tables=tables,
+        force=force,
+        labels=labels,
+        annotate=annotate,
+        timings=timings,
+        inputs=inputs,
+        methods=methods,
+        nonneg_modes=nonneg_modes,
+        components=components,
+        path=path,
+        path_methods=path_methods,
+        seed=seed,
+        bounds=bounds,
+        path_bounds=path_bounds,
+        genes=genes,
+        gene_sizes=gene_sizes,
+        gene_k=gene_k,
+        n_init=n_init,
+        time_limit=time_limit,
+        stability=stability,
+        command=command,
+        progress=progress,
+    )
+    from .reporting.write import write_report  # here: only a report needs jinja2, the plots and tables
+
+    return write_report(data, options)
 
 
 def stability(

@@ -10,7 +10,7 @@ import certpca
 from certpca.cli import main
 from certpca.data import read_annotation, with_annotation
 from certpca.errors import InputError
-from certpca.reporting import compute_run, render
+from certpca.reporting import ReportOptions, compute_run, render
 from certpca.reporting.tables import features_table
 
 SYMBOLS = {"GENE1": "FCGRT", "GENE2": "MYL4", "GENE10": "CD99"}  # made-up ids → symbols for the tests only
@@ -83,8 +83,9 @@ def test_fit_carries_the_annotation_and_the_cli_shows_and_writes_it(tmp_path, ca
 
 def test_the_report_names_the_selected_genes(tmp_path):
     ds = with_annotation(certpca.load("khan"), read_annotation(annotation_file(tmp_path / "ann.csv")))
-    run = compute_run(ds, k=60, methods="em,threshold", path="", progress=False, genes=False, bounds="lambda1,dabe")
-    selected = {fid for f in run.fits for c in f.components for fid in c["loadings"]}
+    options = ReportOptions(k=60, methods="em,threshold", path="", progress=False, genes=False, bounds="lambda1,dabe")
+    run = compute_run(ds, options)
+    selected = {fid for f in run.fits for c in f.components for fid in c.loadings}
     assert set(run.annotation) == selected & set(SYMBOLS)
     table = features_table(run, False)
     for (_, row), (_, raw) in zip(table.display.iterrows(), table.raw.iterrows()):

@@ -25,7 +25,7 @@ def test_certify_and_report_are_plain_functions(tmp_path):
     assert certpca.certify(fit).optimal
     run = certpca.report("pitprops", k=4, output=tmp_path / "p.html", path="1:13:4", nonneg_modes=(True,))
     assert (tmp_path / "p.html").read_text().startswith("<!DOCTYPE html>")
-    assert run["settings"]["k"] == 4 and sorted(p.name for p in tmp_path.iterdir()) == ["p.html"]
+    assert run.settings.k == 4 and sorted(p.name for p in tmp_path.iterdir()) == ["p.html"]
 
 
 def test_no_module_is_named_like_a_public_name():

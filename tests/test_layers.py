@@ -163,3 +163,31 @@ def test_the_check_catches_an_upward_import(tmp_path, monkeypatch, source, expec
     monkeypatch.setitem(GRAPH, victim, GRAPH[victim] + found)
     with pytest.raises(AssertionError, match="imports"):
         test_no_import_points_up_a_layer()
+
+
+#: the most parameters a function of the report wing or the command line takes (issue 26): more options
+#: travel as one object (certpca.reporting.options.ReportOptions)
+MAX_PARAMETERS = 10
+
+
+def too_many_parameters(tree: ast.AST) -> list[str]:
+    """Functions of ``tree`` with more than MAX_PARAMETERS parameters (``*args`` and ``**kwargs`` count)."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            a = node.args
+            n = len(a.posonlyargs) + len(a.args) + len(a.kwonlyargs) + (a.vararg is not None) + (a.kwarg is not None)
+            if n > MAX_PARAMETERS:
+                out.append(f"{node.name} ({n})")
+    return out
+
+
+def test_report_functions_take_at_most_ten_parameters():
+    found = {
+        m: bad
+        for m, path in MODULES.items()
+        if m.startswith(("certpca.reporting", "certpca.cli"))
+        and (bad := too_many_parameters(ast.parse(path.read_text(encoding="utf-8"))))
+    }
+    assert not found, f"functions with more than {MAX_PARAMETERS} parameters: {found}"
+    assert too_many_parameters(ast.parse("def f(a, *, b, c, d, e, f, g, h, i, j, **more): pass")) == ["f (11)"]

@@ -15,7 +15,7 @@ import certpca
 from certpca.cli import main
 from certpca.data import Dataset, clustering_classes, prepare
 from certpca.data.advice import orientation_warning
-from certpca.reporting import compute_run
+from certpca.reporting import ReportOptions, compute_run
 
 
 @pytest.fixture()
@@ -117,13 +117,14 @@ def test_a_transposed_expression_table_is_noticed(tmp_path):
 def test_the_headline_certifies_the_best_vector_the_run_saw():
     """khan, k = 50: gpower-l0's warm-started path finds 35.6137 where the fits at k find 35.6117."""
     ds = certpca.load("khan")
-    run = compute_run(ds, k=50, methods="gpower-l0", nonneg_modes=(False,), path="40,50", genes=False, progress=False)
+    options = ReportOptions(k=50, methods="gpower-l0", nonneg_modes=(False,), path="40,50", genes=False, progress=False)
+    run = compute_run(ds, options)
     best = run.best_fit(False)
     path_at_k = max(p.points[-1].value for p in run.paths_of(False))
     fit_at_k = next(f.value for f in run.fits if f.method == "gpower-l0")
     assert path_at_k > fit_at_k  # the case of the issue, reproduced
     assert best.method == "gpower-l0 (path)" and best.value == path_at_k
-    assert best.certificate["value"] == pytest.approx(path_at_k, rel=1e-12)
+    assert best.certificate.value == pytest.approx(path_at_k, rel=1e-12)
     assert any("warm-started path found a better" in n for n in run.notes)
 
 

@@ -20,7 +20,7 @@ The formulas and margin rules are written out in docs/certification.md.
 
 from __future__ import annotations
 
-from certpca.certification.certificate import Certificate, certify_vector
+from certpca.certification.certificate import Certificate, certify_vector, evaluate_bound, recertify
 from certpca.certification.components import certify_components, solved_problems
 from certpca.certification.duals import (
     dabe_bound,
@@ -61,6 +61,7 @@ __all__ = [
     "dnn_value",
     "dspca_dual_bound",
     "dspca_sdp_bound",
+    "evaluate_bound",
     "exact",
     "exact_bound",
     "gershgorin_bound",
@@ -68,6 +69,7 @@ __all__ = [
     "parse_bounds",
     "pattern_bound",
     "perron_bound",
+    "recertify",
     "solved_problems",
     "spannogram_bound",
     "split_bound",

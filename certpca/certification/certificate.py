@@ -18,7 +18,7 @@ lower bound come from the original matrix.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -312,15 +312,12 @@ def certify_vector(
             if spec.target_option is not None and np.isfinite(upper):
                 kw[spec.target_option] = float(np.ldexp(upper, -e))  # on the rescaled problem the bound sees
             try:
-                b = _scale_back(spec.func(scaled, k, nonneg, **kw), e, sub)
+                b = _computed(name, scaled, k, nonneg, kw, e, sub)
             except (NotApplicable, TooLarge) as exc:
                 skip(name, str(exc))
                 continue
             if spec.target_option in kw:
                 b.params["target"] = float(upper)
-            if not np.isfinite(b.value):
-                skip(name, f"not finite ({b.value}) after mapping back to the original scale")
-                continue
             if name in first_runs:  # the full run after a first one: the better of the two stands
                 i = first_runs[name]
                 done[i] = min(done[i], b, key=lambda x: x.value)
@@ -345,6 +342,47 @@ def certify_vector(
         tol=tol,
         skipped=skipped,
     )
+
+
+def _computed(name: str, scaled, k: int, nonneg: bool, options: dict, e: int, sub: float) -> Bound:
+    """The bound ``name`` computed on the rescaled problem and mapped back (:func:`_scale_back`); NotApplicable
+    when it is not finite on the original scale."""
+    b = _scale_back(REGISTRY[name].func(scaled, k, nonneg, **options), e, sub)
+    if not np.isfinite(b.value):
+        raise NotApplicable(f"not finite ({b.value}) after mapping back to the original scale")
+    return b
+
+
+def evaluate_bound(problem, name: str, k: int, nonneg: bool = False, **options) -> Bound:
+    """The registered bound ``name`` on OPT(k, nonneg), computed exactly as :func:`certify_vector` computes
+    each of its bounds: on the problem rescaled by a power of two, mapped back with the subnormal margin.
+
+    For a bound alone (the report's band along the path) rather than a certificate of a vector.  Raises
+    NotApplicable or TooLarge (with the reason) when the bound does not apply or is not finite.
+    """
+    shift, e = _rescale_exponents(problem)
+    with problem.scaled_by(shift) as scaled:
+        return _computed(name, scaled, k, nonneg, options, e, _subnormal_margin(problem))
+
+
+def recertify(shared: Certificate, problem, w) -> Certificate:
+    """The certificate of the vector ``w`` from the bounds of ``shared``, a certificate of another vector for
+    the same problem, k and sign constraint: the bounds on OPT do not depend on the vector, so they are
+    used as they are, and the value and lower bound are those :func:`certify_vector` gives ``w``
+    (recomputed on the original C, bit for bit).
+
+    Raises InputError for an invalid ``w``, or when ``shared`` holds a bound that depends on the vector's
+    support (``BoundSpec.support_option``, e.g. ``pattern``).
+    """
+    w, k = _validate(problem, w, shared.k, shared.nonneg)
+    specific = [b.name for b in shared.bounds if REGISTRY[b.name].support_option is not None]
+    if specific:
+        raise InputError.bad_argument(
+            "shared", f"holds {', '.join(specific)}, which depend on the vector's support; certify w itself"
+        )
+    value = problem.variance(w)
+    lower = max([value, *(_feasible_on_original(problem, b, k, shared.nonneg) for b in shared.bounds)])
+    return replace(shared, value=value, lower_bound=lower)
 
 
 def _reusable(b: Bound, upper: float) -> bool:

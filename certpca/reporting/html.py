@@ -15,8 +15,8 @@ from certpca import text
 from certpca.certification import REGISTRY as BOUNDS
 from certpca.reporting import plots
 from certpca.reporting import tables as T
-from certpca.reporting.genes import featured_rows
-from certpca.reporting.saved import Run
+from certpca.reporting.saved import ReportRun
+from certpca.reporting.stability import stability_table, stable_count
 
 
 def template_dir() -> Path:
@@ -49,9 +49,9 @@ def _shown(table: T.Table | None) -> tuple[Markup, str, str] | None:
     return None if table is None else (Markup(table.to_html()), table.caption, table.name)
 
 
-def glossary(run: Run) -> list[tuple[str, str, str]]:
+def glossary(run: ReportRun) -> list[tuple[str, str, str]]:
     """(name, what it is, reference) of every bound that appears in the run's certificates and bands."""
-    names = {b["name"] for f in run.fits for c in [f.certificate, *f.later_certificates] if c for b in c["bounds"]} | {
+    names = {b.name for f in run.fits for c in [f.certificate, *f.later_certificates] if c for b in c.bounds} | {
         n for b in run.bands for n in b.bounds
     }
     return [(n, _sentence(BOUNDS[n].description), BOUNDS[n].cite()) for n in BOUNDS if n in names]
@@ -62,7 +62,7 @@ def _sentence(s: str) -> str:
     return s[0].upper() + s[1:] if s[:1].isascii() and s[:1].islower() else s
 
 
-def render(run: Run, *, timings: bool = False) -> str:
+def render(run: ReportRun, *, timings: bool = False) -> str:
     """The report page for a saved run."""
     modes = []
     for nonneg in run.settings.nonneg:
@@ -75,6 +75,7 @@ def render(run: Run, *, timings: bool = False) -> str:
             "importance": T.importance_table(run, nonneg) if run.settings.components > 1 else None,
             "path": T.path_table(run, nonneg),
             "features": T.features_table(run, nonneg),
+            "stability": stability_table(run, nonneg),
         }
         slug = T.mode_slug(nonneg)
         sc = run.scores_of(nonneg)
@@ -88,6 +89,9 @@ def render(run: Run, *, timings: bool = False) -> str:
                 "tables": {k: _shown(v) for k, v in tabs.items() if v is not None},
                 "loadings_svg": Markup(plots.loadings(run, best, f"loadings-{slug}")),
                 "scores_svg": Markup(plots.scores(run, sc, f"scores-{slug}")) if sc else None,
+                "stable": run.stability_of(nonneg),
+                "stable_count": stable_count(record) if (record := run.stability_of(nonneg)) else 0,
+                "stability_svg": Markup(plots.stability(record, f"stability-{slug}")) if record else None,
             }
         )
     g = run.genes
@@ -107,7 +111,6 @@ def render(run: Run, *, timings: bool = False) -> str:
         "genes_svg": Markup(genes_svg) if genes_svg else None,
         "genes": g,
         "gene_tabs": gene_tabs,
-        "featured_rows": featured_rows(g) if g else None,
         "versions": sorted(run.versions.items()),
         "samples": any(m["scores_svg"] for m in modes),
         "glossary": glossary(run),

@@ -6,28 +6,30 @@ starts, so a bad flag costs nothing and writes nothing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
 
 from certpca.certification import REGISTRY as BOUNDS
 from certpca.certification import default_bounds, parse_bounds
 from certpca.data import Dataset, clustering_classes
 from certpca.errors import InputError
+from certpca.problem import Problem
 from certpca.solvers import REGISTRY as SOLVERS
-from certpca.validation import check_cardinality, check_float, parse_grid
+from certpca.validation import check_cardinality, check_float, check_int, parse_grid
 
 #: methods run when none are named (those present in the registry)
 DEFAULT_METHODS = ("em", "threshold", "gpower-l1", "gpower-l0", "spannogram", "nspca")
 #: registered methods left out of the default list, and why
 NOT_DEFAULT = {
     "pca": "dense PCA, not sparse: its variance is λ1, shown in the data section",
-    "quasi": "quasi-orthogonal EM solves a QP per iteration; ask for it with --methods quasi",
 }
 #: methods left out of the path by default (all are still fitted and certified at k), and why
 SLOW_ON_PATH = {
-    "spannogram": "its exact rank-2 sweep costs about a second per k on wide data; add it with --path-methods",
-    "nspca": "each k needs its own search for the sparsity penalty β; add it with --path-methods",
-    "quasi": "one QP per iteration; add it with --path-methods",
+    "spannogram": "its exact rank-2 sweep costs about a second per k on wide data; add it with --path-method",
+    "nspca": "each k needs its own search for the sparsity penalty β; add it with --path-method",
 }
 #: bounds for the band along the path (cheap: O(D) and one eigenvalue problem, plus dABE, which is
 #: computed once per k on the plain problem and shared by the nonnegative band, where it is valid too)
@@ -49,32 +51,84 @@ N_INIT = 100
 #: pbmc at k = 30: about 220 iterations, 39.59 (the former 40 s gave 39.70); leukemia at k = 50
 #: converges in 5 s (reports/bench/report.md)
 SDP_TIME = 6.0
+#: halves of the samples the report's stability section refits on (complementary pairs)
+STABILITY = 50
 #: the bound ``SDP_TIME`` limits
 SDP_BOUND = "dabe_sdp"
 
 
-@dataclass
-class Plan:
-    """What a report computes: the resolved options of :func:`resolve`."""
+@dataclass(frozen=True)
+class ReportOptions:
+    """Every knob of a report, with its default: what :func:`certpca.report` takes as keywords.
+
+    What is computed: ``k`` (the cardinality), ``methods`` (names or "a,b"; None: ``DEFAULT_METHODS``;
+    "all"), ``nonneg_modes`` (the sign constraints fitted), ``components``, ``path`` (the grid of the
+    variance–cardinality path, "" for none), ``path_methods``, ``seed``, ``bounds`` (of the certificate
+    at k; None: what ``certpca certify`` runs for the problem's size), ``path_bounds`` (of the band;
+    None: ``PATH_BOUNDS``), ``genes`` (the gene-selection evaluation; None: when the data carry class
+    labels), ``gene_sizes``, ``gene_k``, ``n_init``, ``time_limit`` (of the sample-space SDP, seconds),
+    ``stability`` (halves of the samples over which the selected features' stability is measured; 0: none),
+    ``command`` (shown on the page), ``progress`` (a progress bar; None: on a terminal).
+
+    Where it goes: ``output`` (the HTML file), ``tables`` (a folder for every table), ``force``
+    (overwrite), ``labels`` and ``annotate`` (class labels and gene symbols for data given by name or
+    path), ``timings`` (show wall-clock times), ``inputs`` (further files never to overwrite).
+    """
 
     k: int
-    nonneg_modes: list[bool]
-    methods: list[str]
-    skipped: dict[str, str]
+    methods: str | Sequence[str] | None = None
+    nonneg_modes: Sequence[bool] = (False, True)
+    components: int = 1
+    path: str | None = DEFAULT_PATH
+    path_methods: str | Sequence[str] | None = None
+    seed: int = 0
+    bounds: str | Sequence[str] | None = None
+    path_bounds: str | Sequence[str] | None = None
+    genes: bool | None = None
+    gene_sizes: Sequence[int] = GENE_SIZES
+    gene_k: int | None = None
+    n_init: int = N_INIT
+    time_limit: float | None = SDP_TIME
+    stability: int = STABILITY
+    command: str = ""
+    progress: bool | None = None
+    output: str | Path = "report.html"
+    tables: str | Path | None = None
+    force: bool = False
+    labels: str | Path | None = None
+    annotate: Any = None
+    timings: bool = False
+    inputs: Sequence[str | Path | None] = ()
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a report computes, decided up front by :func:`resolve`; the computation only reads it."""
+
+    k: int
+    nonneg_modes: tuple[bool, ...]
+    methods: tuple[str, ...]
+    skipped: Mapping[str, str]  # method → why it is not fitted (in some sign constraint)
     components: int
     seed: int
-    ks: list[int]
-    on_path: list[str]
-    path_skipped: dict[str, str]
-    head_bounds: list[str] | None  # None: the registry's default for the problem's size (headline_bounds)
-    band_bounds: list[str]
+    ks: tuple[int, ...]
+    on_path: tuple[str, ...]
+    path_skipped: Mapping[str, str]
+    head_bounds: tuple[str, ...] | None  # None: the registry's default for the problem's size (headline_bounds)
+    band_bounds: tuple[str, ...]
     genes: bool
-    gene_sizes: Sequence[int] = GENE_SIZES
+    gene_sizes: tuple[int, ...] = GENE_SIZES
     gene_k: int = GENE_K
     n_init: int = N_INIT
     time_limit: float | None = SDP_TIME  # None: a time-limited bound uses its own default
+    stability: int = 0  # halves of the samples for the stability of the selected features (0: none)
     command: str = ""
-    notes: list[str] = field(default_factory=list)  # what the data ruled out and why, for the page and terminal
+    notes: tuple[str, ...] = ()  # what the data ruled out and why, for the page and terminal
+    progress: bool | None = None
+
+    def methods_for(self, nonneg: bool) -> list[str]:
+        """The methods fitted under the sign constraint: those that can impose it (or need it)."""
+        return [m for m in self.methods if (SOLVERS[m].nonneg if nonneg else SOLVERS[m].signed)]
 
 
 def choose_methods(methods: str | Iterable[str] | None, nonneg_modes: Sequence[bool]) -> tuple[list[str], dict]:
@@ -82,7 +136,7 @@ def choose_methods(methods: str | Iterable[str] | None, nonneg_modes: Sequence[b
     if methods is None:
         chosen = [m for m in DEFAULT_METHODS if m in SOLVERS]
         skipped = {
-            m: NOT_DEFAULT.get(m, "not in the default list; ask for it with --methods " + m)
+            m: NOT_DEFAULT.get(m, "not in the default list; ask for it with --method " + m)
             for m in SOLVERS
             if m not in chosen
         }
@@ -129,83 +183,74 @@ def _path_methods(chosen: list[str], path_methods: str | Iterable[str] | None) -
             f"`path_methods` {', '.join(missing)} are not among the methods run "
             f"({', '.join(chosen)}); add them to `methods`"
         )
-    return on_path, {m: "not in --path-methods" for m in chosen if m not in on_path}
+    return on_path, {m: "not in --path-method" for m in chosen if m not in on_path}
 
 
-def resolve(
-    ds: Dataset,
-    *,
-    k: int,
-    methods=None,
-    nonneg_modes: Sequence[bool] = (False, True),
-    components: int = 1,
-    path: str | None = DEFAULT_PATH,
-    path_methods=None,
-    seed: int = 0,
-    bounds=None,
-    path_bounds=None,
-    genes: bool | None = None,
-    gene_sizes: Sequence[int] = GENE_SIZES,
-    gene_k: int | None = None,
-    n_init: int = N_INIT,
-    time_limit: float | None = SDP_TIME,
-    command: str = "",
-) -> Plan:
-    """Check every option against the data and return the :class:`Plan`; raise InputError naming the fix."""
-    problem = ds.problem()
-    check_cardinality(k, problem.dim, "k")
-    check_cardinality(components, problem.dim, "components")
-    modes = [bool(m) for m in nonneg_modes]
-    chosen, skipped = choose_methods(methods, modes)
+def resolve(ds: Dataset, problem: Problem, options: ReportOptions) -> Plan:
+    """Check every option against the data and its covariance ``problem`` and return the :class:`Plan`;
+    raise InputError naming the fix."""
+    o = options
+    check_cardinality(o.k, problem.dim, "k")
+    check_cardinality(o.components, problem.dim, "components")
+    modes = tuple(bool(m) for m in o.nonneg_modes)
+    chosen, skipped = choose_methods(o.methods, modes)
+    for nonneg in modes:  # a method fitted under one sign constraint only says why not the other
+        for m in chosen:
+            if nonneg and not SOLVERS[m].nonneg:
+                skipped.setdefault(m, "cannot impose nonnegativity (plain sparse fit only)")
+            if not nonneg and not SOLVERS[m].signed:
+                skipped.setdefault(m, "finds nonnegative components only (nonnegative fit only)")
+    path = o.path
     if path == DEFAULT_PATH and problem.dim <= EVERY_K_UP_TO:
         path = ",".join(str(kk) for kk in range(1, problem.dim + 1))  # small problems: no k skipped
     ks = parse_grid(path, problem.dim, "path") if path else []
-    if ks and k not in ks:
-        ks = sorted({*ks, k})
-    on_path, path_skipped = _path_methods(chosen, path_methods)
+    if ks and o.k not in ks:
+        ks = sorted({*ks, o.k})
+    on_path, path_skipped = _path_methods(chosen, o.path_methods)
     if ks and not on_path:
         raise InputError("no method left for the path; name one with `path_methods` or give `path` ''")
-    head_bounds = parse_bounds(bounds) if bounds else None
-    band_bounds = parse_bounds(path_bounds) if path_bounds else list(PATH_BOUNDS)
+    head_bounds = parse_bounds(o.bounds) if o.bounds else None
+    band_bounds = parse_bounds(o.path_bounds) if o.path_bounds else list(PATH_BOUNDS)
     if "pattern" in (head_bounds or []) or "pattern" in band_bounds:
         raise InputError(
             "the report shares bounds between methods, so the support-specific 'pattern' "
             "bound cannot be used; certify one vector with 'certpca certify --bounds pattern'"
         )
-    if time_limit is not None:
-        time_limit = check_float(time_limit, "time_limit", low=0.0)
+    time_limit = None if o.time_limit is None else check_float(o.time_limit, "time_limit", low=0.0)
     labelled = ds.labels is not None and not ds.is_covariance
-    want_genes = labelled if genes is None else bool(genes)
+    want_genes = labelled if o.genes is None else bool(o.genes)
     notes = []
     if want_genes and not labelled:
         raise InputError("gene selection needs class labels; give `labels=FILE|COLUMN`")
     why = clustering_classes(ds.labels) if want_genes else None
-    if why and genes:
+    if why and o.genes:
         raise InputError(f"gene selection cannot score clusterings: {why}")
     if why:
         want_genes = False
         notes.append(f"gene selection not run: {why}")
     # the default size is Sigg & Buhmann's 70 genes, or every feature of smaller data; a size asked for must fit
-    gene_k = min(GENE_K, problem.dim) if gene_k is None else check_cardinality(gene_k, problem.dim, "gene_k")
+    gene_k = min(GENE_K, problem.dim) if o.gene_k is None else check_cardinality(o.gene_k, problem.dim, "gene_k")
     return Plan(
-        k=k,
+        k=o.k,
         nonneg_modes=modes,
-        methods=chosen,
-        skipped=skipped,
-        components=components,
-        seed=seed,
-        ks=ks,
-        on_path=on_path,
-        path_skipped=path_skipped,
-        head_bounds=head_bounds,
-        band_bounds=band_bounds,
+        methods=tuple(chosen),
+        skipped=MappingProxyType(dict(sorted(skipped.items()))),
+        components=o.components,
+        seed=o.seed,
+        ks=tuple(ks),
+        on_path=tuple(on_path),
+        path_skipped=MappingProxyType(path_skipped),
+        head_bounds=None if head_bounds is None else tuple(head_bounds),
+        band_bounds=tuple(band_bounds),
         genes=want_genes,
-        gene_sizes=gene_sizes,
+        gene_sizes=tuple(o.gene_sizes),
         gene_k=gene_k,
-        n_init=n_init,
+        n_init=o.n_init,
         time_limit=time_limit,
-        command=command,
-        notes=notes,
+        stability=0 if ds.is_covariance or ds.n_samples is None else check_int(o.stability, "stability", low=0),
+        command=o.command,
+        notes=tuple(notes),
+        progress=o.progress,
     )
 
 
@@ -237,6 +282,7 @@ __all__ = [
     "N_INIT",
     "PATH_BOUNDS",
     "Plan",
+    "ReportOptions",
     "SDP_BOUND",
     "SDP_TIME",
     "applicable",

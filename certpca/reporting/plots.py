@@ -13,7 +13,7 @@ import re
 import numpy as np
 
 from certpca.data import pixel_ids
-from certpca.reporting.saved import GeneSelection, MethodFit, Run, Scores
+from certpca.reporting.saved import GeneSelection, MethodFit, ReportRun, SavedComponent, SavedStability, Scores
 
 #: feature ids are written under the stems up to this many loadings (more would not be legible)
 MAX_TICK_LABELS = 60
@@ -70,7 +70,7 @@ def to_svg(fig, name: str) -> str:
     return svg.strip() + "\n"
 
 
-def spectrum(run: Run) -> str:
+def spectrum(run: ReportRun) -> str:
     """Share of the total variance of the largest eigenvalues, and its cumulative sum."""
     ev = np.asarray(run.data.eigenvalues, dtype=float)
     share = ev / run.data.total_variance
@@ -90,7 +90,7 @@ def spectrum(run: Run) -> str:
     return to_svg(fig, "spectrum")
 
 
-def path(run: Run) -> str | None:
+def path(run: ReportRun) -> str | None:
     """Variance vs cardinality per method, with the certified band (Asteris et al. 2014, Fig. 4–6)."""
     if not run.bands:
         return None
@@ -132,7 +132,7 @@ def path(run: Run) -> str | None:
     return to_svg(fig, "path")
 
 
-def loadings(run: Run, fit: MethodFit, name: str, max_labels: int = MAX_TICK_LABELS) -> str:
+def loadings(run: ReportRun, fit: MethodFit, name: str, max_labels: int = MAX_TICK_LABELS) -> str:
     """Nonzero loadings of each component: a stem plot with feature ids, or an image for pixels."""
     comps = fit.components
     shape = run.data.image_shape
@@ -143,7 +143,7 @@ def loadings(run: Run, fit: MethodFit, name: str, max_labels: int = MAX_TICK_LAB
         n = len(comps)
         fig, axes = plt.subplots(n, 1, figsize=(7.2, 2.6 * n), squeeze=False)
         for j, (ax, c) in enumerate(zip(axes[:, 0], comps)):
-            items = sorted(c["loadings"].items(), key=lambda kv: (-abs(kv[1]), kv[0]))
+            items = sorted(c.loadings.items(), key=lambda kv: (-abs(kv[1]), kv[0]))
             ids = [i for i, _ in items]
             w = np.array([v for _, v in items])
             x = np.arange(w.size)
@@ -151,7 +151,7 @@ def loadings(run: Run, fit: MethodFit, name: str, max_labels: int = MAX_TICK_LAB
             ax.plot(x, w, "o", ms=2.5, color=PALETTE[0])
             ax.axhline(0, color="black", lw=0.6)
             ax.set_ylabel("loading")
-            ax.set_title(f"PC{j + 1}: {c['cardinality']} nonzero loadings by {fit.method}, largest |w| first")
+            ax.set_title(f"PC{j + 1}: {c.cardinality} nonzero loadings by {fit.method}, largest |w| first")
             if w.size <= max_labels:
                 ax.set_xticks(x)
                 ax.set_xticklabels(ids, rotation=90, fontsize=SMALL_FONT if w.size > CROWDED_TICKS else 8)
@@ -162,7 +162,7 @@ def loadings(run: Run, fit: MethodFit, name: str, max_labels: int = MAX_TICK_LAB
     return to_svg(fig, name)
 
 
-def _image_loadings(comps: list[dict], shape: list[int], name: str) -> str:
+def _image_loadings(comps: list[SavedComponent], shape: list[int], name: str) -> str:
     _, plt = mpl()
     order = _pixel_order(shape)
     pos = {f: i for i, f in enumerate(order)}
@@ -170,14 +170,14 @@ def _image_loadings(comps: list[dict], shape: list[int], name: str) -> str:
     fig, axes = plt.subplots(1, n, figsize=(2.4 * n + 0.6, 2.6), squeeze=False)
     for j, (ax, c) in enumerate(zip(axes[0], comps)):
         img = np.zeros(int(shape[0]) * int(shape[1]))
-        for f, v in c["loadings"].items():
+        for f, v in c.loadings.items():
             if f in pos:
                 img[pos[f]] = v
         m = float(np.abs(img).max()) or 1.0
         im = ax.imshow(img.reshape(shape), cmap="RdBu_r", vmin=-m, vmax=m, interpolation="nearest")
         ax.set_xticks([])
         ax.set_yticks([])
-        ax.set_title(f"PC{j + 1} ({c['cardinality']} pixels)")
+        ax.set_title(f"PC{j + 1} ({c.cardinality} pixels)")
     fig.colorbar(im, ax=list(axes[0]), shrink=0.8, label="loading")
     return to_svg(fig, name)
 
@@ -186,7 +186,7 @@ def _pixel_order(shape: list[int]) -> list[str]:
     return list(pixel_ids((int(shape[0]), int(shape[1]))))
 
 
-def scores(run: Run, sc: Scores, name: str) -> str:
+def scores(run: ReportRun, sc: Scores, name: str) -> str:
     """The samples on the sparse components beside ordinary PCA, coloured by class.
 
     PC1 against PC2 (a strip of PC1 by class when there is one component), so a reader
@@ -234,7 +234,7 @@ def scores(run: Run, sc: Scores, name: str) -> str:
     return to_svg(fig, name)
 
 
-def genes(run: Run) -> str | None:
+def genes(run: ReportRun) -> str | None:
     """Jaccard mean ± sd against the number of selected features (Sigg & Buhmann 2008, Fig. 4)."""
     g: GeneSelection | None = run.genes
     if not g:
@@ -268,3 +268,36 @@ def genes(run: Run) -> str | None:
         ax.set_title("k-means on selected features vs the known classes")
         fig.tight_layout()
     return to_svg(fig, "genes")
+
+
+def stability(record: SavedStability, name: str) -> str:
+    """Selection frequency over the halves against |loading| on all samples: the selected features (filled)
+    and those only some halves chose (open, at 0), with the threshold as a line."""
+    matplotlib, plt = mpl()
+    with matplotlib.rc_context(STYLE):
+        fig, ax = plt.subplots(figsize=(6.4, 3.0))
+        chosen = [r for r in record.rows if r.selected]
+        others = [r for r in record.rows if not r.selected]
+        ax.scatter(
+            [abs(r.loading) for r in chosen],
+            [r.frequency for r in chosen],
+            s=14,
+            color=PALETTE[0],
+            label=f"selected on all samples ({len(chosen)})",
+        )
+        if others:
+            ax.scatter(
+                [0.0] * len(others),
+                [r.frequency for r in others],
+                s=14,
+                facecolors="none",
+                edgecolors=PALETTE[1],
+                label=f"selected only in halves ({len(others)})",
+            )
+        ax.axhline(record.threshold, color="#888888", lw=0.8, ls=":")
+        ax.set_xlabel("|loading| on all samples")
+        ax.set_ylabel(f"frequency ({record.n_subsamples} halves)")
+        ax.set_ylim(-0.02, 1.02)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        fig.tight_layout()
+    return to_svg(fig, name)

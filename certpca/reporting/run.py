@@ -1,19 +1,21 @@
-"""The computation behind a report: the typed *saved run* (:class:`~certpca.reporting.saved.Run`).
+"""The computation behind a report: the typed *saved run* (:class:`~certpca.reporting.saved.ReportRun`).
 
-:func:`compute_run` does five steps, one function each:
+:func:`compute_run` resolves the options (:func:`certpca.reporting.options.resolve`: check them, decide
+what runs, into a frozen plan) and :func:`compute` follows the plan, one function a step:
 
-1. :func:`certpca.reporting.options.resolve` — check the options, decide what runs;
+1. :func:`describe_data` — the data section and the spectrum;
 2. :func:`fit_and_certify` — the fits of every method at k, sparse and
    nonnegative (exactly what ``certpca fit DATA --k K --method M [--nonneg]
    --json`` prints, same seed), and one certificate per fit: the upper bounds
    on OPT(k, nonneg) do not depend on the vector (the support-specific
    ``pattern`` bound is left out), so they are computed once per sign
    constraint on the best vector and shared; each method's value, lower bound
-   and certified fraction are its own, exactly as ``certpca certify
-   --loadings fit.csv --bounds ... --json`` gives them;
+   and certified fraction are its own (:func:`certpca.certification.recertify`),
+   bit for bit what ``certpca certify --loadings fit.csv --bounds ... --json``
+   gives them;
 3. :func:`path_and_band` — the variance–cardinality path of every method on a
    coarse grid with the certified band (best value found .. best upper bound
-   from cheap bounds);
+   from cheap bounds, each from :func:`certpca.certification.evaluate_bound`);
 4. :func:`certpca.reporting.genes.gene_selection_run` — the gene-selection
    evaluation of Sigg & Buhmann (2008, §5.3) when the data carry class labels;
 5. :func:`references` — the references of every method and bound that ran.
@@ -29,31 +31,28 @@ import re
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from certpca import datasets
 from certpca.certification import REGISTRY as BOUNDS
-from certpca.certification import Certificate, certify_vector
+from certpca.certification import Bound, Certificate, NotApplicable, certify_vector, evaluate_bound, recertify
 from certpca.certification.components import certify_components
 from certpca.components import fit_components
 from certpca.data import Dataset
 from certpca.data.advice import preprocessing_advice
-from certpca.errors import InputError
+from certpca.errors import InputError, TooLarge
 from certpca.messages import quiet
 from certpca.paths import fit_path
 from certpca.problem import Problem
 from certpca.reporting.genes import GENE_REFS, gene_selection_run
 from certpca.reporting.options import (
     DEFAULT_METHODS,
-    DEFAULT_PATH,
-    GENE_SIZES,
-    N_INIT,
     PATH_BOUNDS,
     SDP_BOUND,
-    SDP_TIME,
     Plan,
+    ReportOptions,
     applicable,
     choose_methods,
     headline_bounds,
@@ -67,10 +66,13 @@ from certpca.reporting.saved import (
     MethodFit,
     MethodPath,
     PathPoint,
-    Run,
+    ReportRun,
+    SavedCertificate,
+    SavedFit,
     Scores,
     Settings,
 )
+from certpca.reporting.stability import STABILITY_REFS, stability_record
 from certpca.results import Component, Fit
 from certpca.solvers import REGISTRY as SOLVERS
 from certpca.version import __version__
@@ -165,25 +167,8 @@ def _suffix(nonneg: bool, text: str = " nonneg") -> str:
 
 
 # --------------------------------------------------------- fit and certify
-def _certificate_for(shared: Certificate, problem: Problem, w: np.ndarray, nonneg: bool) -> Certificate:
-    """The certificate of w from bounds already computed for (problem, k, nonneg).
-
-    Follows :func:`certpca.certification.certify_vector` exactly: value of the
-    normalised w, lower bound = max(value, feasible values the bounds found).
-    """
-    w = np.asarray(w, dtype=float)
-    w = w / np.linalg.norm(w)
-    value = problem.variance(w)
-    lower = value
-    for b in shared.bounds:
-        fv = b.params.get("feasible_value") if isinstance(b.params, dict) else None
-        if fv is not None and np.isfinite(fv) and not (b.name == "pattern" and nonneg):
-            lower = max(lower, float(fv))
-    return replace(shared, value=value, lower_bound=lower)
-
-
 @dataclass
-class Fitted:
+class FitsAtK:
     """The output of :func:`fit_and_certify`: fits and certificates of both problems, and the run's notes."""
 
     fits: list[MethodFit] = field(default_factory=list)
@@ -192,6 +177,7 @@ class Fitted:
     used_bounds: set[str] = field(default_factory=set)  # bounds computed (not skipped)
     shared: dict[bool, Certificate] = field(default_factory=dict)  # the vector-independent bounds per constraint
     notes: list[str] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)  # methods whose fit failed, and why
 
     def adopt_if_better(self, problem: Problem, comp: Component, plan: Plan) -> None:
         """Add the path's component at k as a fit of its own (``METHOD (path)``) when it beats every fit
@@ -224,10 +210,8 @@ class Fitted:
                 "source": "warm-started path",
             },
         )
-        cert = _certificate_for(self.shared[nonneg], problem, comp.weights, nonneg)
-        self.fits.append(
-            MethodFit(method=f"{comp.method} (path)", nonneg=nonneg, fit=fit.to_dict(), certificate=cert.to_dict())
-        )
+        cert = recertify(self.shared[nonneg], problem, comp.weights)
+        self.fits.append(MethodFit(f"{comp.method} (path)", nonneg, SavedFit.of(fit), SavedCertificate.of(cert)))
         self.notes.append(
             f"{comp.method}'s warm-started path found a better {'nonnegative ' if nonneg else ''}"
             f"component at k = {plan.k} ({comp.variance:.6g} > {best:.6g}); the results list it "
@@ -235,18 +219,12 @@ class Fitted:
         )
 
 
-def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> Fitted:
+def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> FitsAtK:
     """Every method at k on both problems, and one certificate per fit from bounds shared per problem."""
-    out = Fitted()
+    out = FitsAtK()
     for nonneg in plan.nonneg_modes:
         mode_fits = []
-        for m in plan.methods:
-            if nonneg and not SOLVERS[m].nonneg:
-                plan.skipped.setdefault(m, "cannot impose nonnegativity (plain sparse fit only)")
-                continue
-            if not nonneg and not SOLVERS[m].signed:
-                plan.skipped.setdefault(m, "finds nonnegative components only (nonnegative fit only)")
-                continue
+        for m in plan.methods_for(nonneg):
             with quiet() as caught:
                 try:
                     fit = fit_components(
@@ -259,7 +237,7 @@ def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> Fitted:
                         data=ds.describe(),
                     )
                 except InputError as err:
-                    plan.skipped.setdefault(m, f"{'nonnegative' if nonneg else 'sparse'}: {err}")
+                    out.skipped.setdefault(m, f"{'nonnegative' if nonneg else 'sparse'}: {err}")
                     continue
             out.notes += [f"{m}{_suffix(nonneg, ' (nonneg)')}: {w.message}" for w in caught]
             mode_fits.append(fit)
@@ -294,21 +272,21 @@ def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> Fitted:
         )
         computed = [b.name for b in shared.bounds if (reuse or {}).get(b.name) is not b]  # not reused as it was
         out.notes += _time_notes(shared, computed, plan.time_limit, nonneg)
-        later_dicts = [None if c is None else c.to_dict() for c in later]
+        later_saved = [None if c is None else SavedCertificate.of(c) for c in later]
         out.bounds[nonneg] = names
         out.shared[nonneg] = shared
         out.used_bounds |= {n for n in names if n not in shared.skipped}
         out.raw[nonneg] = mode_fits
         step(f"certify k={plan.k}{_suffix(nonneg)}")
         for fit in mode_fits:
-            cert = _certificate_for(shared, problem, fit.components[0].weights, nonneg)
+            cert = recertify(shared, problem, fit.components[0].weights)
             out.fits.append(
                 MethodFit(
                     method=fit.options["method"],
                     nonneg=nonneg,
-                    fit=fit.to_dict(),
-                    certificate=cert.to_dict(),
-                    later_certificates=later_dicts if fit is best else [],
+                    fit=SavedFit.of(fit),
+                    certificate=SavedCertificate.of(cert),
+                    later_certificates=later_saved if fit is best else [],
                 )
             )
     return out
@@ -349,7 +327,7 @@ def sample_scores(ds: Dataset, problem: Problem, fits: list[MethodFit]) -> list[
         best = max((f for f in fits if f.nonneg == nonneg), key=lambda f: f.value)
         W = np.zeros((ds.n_features, len(best.components)))
         for j, comp in enumerate(best.components):
-            for fid, w in comp["loadings"].items():
+            for fid, w in comp.loadings.items():
                 W[position[fid], j] = w
         out.append(
             Scores(
@@ -365,17 +343,28 @@ def sample_scores(ds: Dataset, problem: Problem, fits: list[MethodFit]) -> list[
 
 
 # ---------------------------------------------------------- path and band
-def _band_bound(problem: Problem, name: str, k: int, nonneg: bool, cache: dict):
-    """One bound for the band; the costly ones are computed on the plain problem once per k and cached."""
-    spec = BOUNDS[name]
-    if spec.cost >= SHARED_COST and not spec.nonneg_only:
-        if (name, k) not in cache:
-            cache[(name, k)] = spec.func(problem, k, False)
-        return cache[(name, k)]
-    return spec.func(problem, k, nonneg)
+def _band_bounds(problem: Problem, names: list[str], k: int, nonneg: bool, cache: dict) -> list[Bound]:
+    """The band's bounds at k (:func:`certpca.certification.evaluate_bound`, as a certificate computes them);
+    the costly ones are computed on the plain problem once per k and cached.  One that does not apply or
+    is not finite is left out."""
+    out = []
+    for name in names:
+        spec = BOUNDS[name]
+        shared = spec.cost >= SHARED_COST and not spec.nonneg_only
+        key = (name, k, False if shared else nonneg)
+        if key not in cache:
+            try:
+                cache[key] = evaluate_bound(problem, name, k, key[2])
+            except (NotApplicable, TooLarge):
+                cache[key] = None
+        if cache[key] is not None:
+            out.append(cache[key])
+    return out
 
 
-def path_and_band(problem: Problem, plan: Plan, fitted: Fitted, step) -> tuple[list[MethodPath], list[Band], list[str]]:
+def path_and_band(
+    problem: Problem, plan: Plan, fitted: FitsAtK, step
+) -> tuple[list[MethodPath], list[Band], list[str]]:
     """The path of every method on the grid and, per sign constraint, the certified band; with the notes."""
     paths, bands, notes = [], [], []
     cache: dict = {}
@@ -413,9 +402,7 @@ def path_and_band(problem: Problem, plan: Plan, fitted: Fitted, step) -> tuple[l
         points = []
         for kk in plan.ks:
             top = max(by_k[kk], key=lambda c: c.variance)
-            win = min(
-                (_band_bound(problem, name, kk, nonneg, cache) for name in names), key=lambda b: (b.value, b.name)
-            )
+            win = min(_band_bounds(problem, names, kk, nonneg, cache), key=lambda b: (b.value, b.name))
             value = problem.variance(top.weights / np.linalg.norm(top.weights))
             points.append(
                 BandPoint(
@@ -434,7 +421,13 @@ def path_and_band(problem: Problem, plan: Plan, fitted: Fitted, step) -> tuple[l
 
 # ------------------------------------------------------------- references
 def references(
-    methods: Sequence[str], bounds: Sequence[str], *, band: bool, genes: bool, source: str | None = None
+    methods: Sequence[str],
+    bounds: Sequence[str],
+    *,
+    band: bool,
+    genes: bool,
+    stable: bool = False,
+    source: str | None = None,
 ) -> list[str]:
     """The references of every method and bound that ran, of the band figure, of the evaluation and of
     a bundled data set (``source`` "bundled:NAME"; a user's file cites nothing), sorted."""
@@ -445,59 +438,39 @@ def references(
         cites.append(SOLVERS[BAND_FIGURE_SOURCE].cite())
     if genes:
         cites += GENE_REFS
+    if stable:
+        cites += STABILITY_REFS
     refs = (ref.strip().rstrip(".") for cite in cites for ref in _CITE_SEPARATOR.split(cite))
     return sorted({ref + "." for ref in refs if ref})
 
 
 # --------------------------------------------------------------- the run
-def compute_run(
-    ds: Dataset,
-    *,
-    k: int,
-    methods=None,
-    nonneg_modes: Sequence[bool] = (False, True),
-    components: int = 1,
-    path: str | None = DEFAULT_PATH,
-    path_methods=None,
-    seed: int = 0,
-    bounds=None,
-    path_bounds=None,
-    genes: bool | None = None,
-    gene_sizes: Sequence[int] = GENE_SIZES,
-    gene_k: int | None = None,
-    n_init: int = N_INIT,
-    time_limit: float | None = SDP_TIME,
-    command: str = "",
-    progress: bool | None = None,
-) -> Run:
-    """Fits, certificates, path, band and gene selection for ``ds`` at cardinality ``k``."""
-    plan = resolve(
-        ds,
-        k=k,
-        methods=methods,
-        nonneg_modes=nonneg_modes,
-        components=components,
-        path=path,
-        path_methods=path_methods,
-        seed=seed,
-        bounds=bounds,
-        path_bounds=path_bounds,
-        genes=genes,
-        gene_sizes=gene_sizes,
-        gene_k=gene_k,
-        n_init=n_init,
-        time_limit=time_limit,
-        command=command,
-    )
+def compute_run(ds: Dataset, options: ReportOptions) -> ReportRun:
+    """Fits, certificates, path, band and gene selection for ``ds`` with the report's ``options``
+    (:class:`~certpca.reporting.options.ReportOptions`; its output fields are not used here)."""
     problem = ds.problem()
+    return compute(ds, problem, resolve(ds, problem, options))
+
+
+def compute(ds: Dataset, problem: Problem, plan: Plan) -> ReportRun:
+    """The saved run of a resolved :class:`~certpca.reporting.options.Plan` on ``ds`` and its covariance
+    ``problem``; the plan is only read."""
     modes = len(plan.nonneg_modes)
     path_steps = len(plan.on_path) + 1 if plan.ks else 0
-    step = Steps(modes * (len(plan.methods) + 1 + path_steps) + (3 if plan.genes else 0) + 1, progress)
+    stable_steps = modes if plan.stability else 0
+    step = Steps(
+        modes * (len(plan.methods) + 1 + path_steps) + (3 if plan.genes else 0) + stable_steps + 1, plan.progress
+    )
     try:
         data = describe_data(ds, problem)
         step("spectrum")
         fitted = fit_and_certify(ds, problem, plan, step)
         paths, bands, path_notes = path_and_band(problem, plan, fitted, step) if plan.ks else ([], [], [])
+        stable = []
+        for nonneg, fits in fitted.raw.items() if plan.stability else ():
+            best = max(fits, key=lambda f: f.components[0].variance)
+            stable.append(stability_record(ds, best, plan.stability, plan.seed))
+            step(f"stability{_suffix(nonneg)}")
         gene = (
             gene_selection_run(
                 ds, sizes=plan.gene_sizes, featured=plan.gene_k, n_init=plan.n_init, seed=plan.seed, step=step
@@ -508,26 +481,26 @@ def compute_run(
     finally:
         step.close()
     band_bounds = {n for b in bands for n in b.bounds}
-    methods_run = sorted({f.fit["options"]["method"] for f in fitted.fits})
+    methods_run = sorted({f.fit.options["method"] for f in fitted.fits})
     settings = Settings(
         k=plan.k,
-        nonneg=plan.nonneg_modes,
-        methods=plan.methods,
+        nonneg=list(plan.nonneg_modes),
+        methods=list(plan.methods),
         components=plan.components,
         seed=plan.seed,
-        path=plan.ks,
-        path_methods=plan.on_path,
+        path=list(plan.ks),
+        path_methods=list(plan.on_path),
         bounds={("nonneg" if nn else "sparse"): v for nn, v in fitted.bounds.items()},
-        path_bounds=plan.band_bounds,
+        path_bounds=list(plan.band_bounds),
         genes=plan.genes,
     )
-    return Run(
+    return ReportRun(
         command=plan.command,
         versions=versions(),
         settings=settings,
         data=data,
-        methods_skipped=dict(sorted(plan.skipped.items())),
-        path_skipped=plan.path_skipped,
+        methods_skipped=dict(sorted({**fitted.skipped, **plan.skipped}.items())),
+        path_skipped=dict(plan.path_skipped),
         fits=fitted.fits,
         paths=paths,
         bands=bands,
@@ -538,13 +511,15 @@ def compute_run(
             sorted(fitted.used_bounds | band_bounds),
             band=bool(bands),
             genes=gene is not None,
+            stable=bool(stable),
             source=ds.source,
         ),
         step_seconds=step.seconds,
         format=FORMAT,
         scores=sample_scores(ds, problem, fitted.fits),
-        advice=preprocessing_advice(ds) + plan.notes,
+        advice=preprocessing_advice(ds) + list(plan.notes),
         annotation=selected_annotation(ds, fitted.fits),
+        stability=stable,
     )
 
 
@@ -552,7 +527,7 @@ def selected_annotation(ds: Dataset, fits: list[MethodFit]) -> dict[str, list[st
     """Symbol and description of every feature some fit selected and the annotation names."""
     if ds.annotation is None:
         return {}
-    selected = {fid for f in fits for comp in f.components for fid in comp["loadings"]}
+    selected = {fid for f in fits for comp in f.components for fid in comp.loadings}
     rows = ds.annotation.loc[ds.annotation.index.intersection(sorted(selected))]
     return {str(fid): [r.symbol, r.description] for fid, r in rows.iterrows() if r.symbol or r.description}
 
@@ -562,6 +537,7 @@ __all__ = [
     "FORMAT",
     "PATH_BOUNDS",
     "choose_methods",
+    "compute",
     "compute_run",
     "describe_data",
     "fit_and_certify",

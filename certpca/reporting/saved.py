@@ -1,12 +1,15 @@
 """The saved run: what ``certpca report --json`` prints and ``certpca table`` reads back.
 
-Typed dataclasses with one serialisation (:meth:`Saved.to_json`) and one
-loader (:meth:`Saved.from_dict`).  The fit and the certificate of each method
-stay the dicts of ``certpca fit --json`` and ``certpca certify --json``
-(``Fit.to_dict()``, ``Certificate.to_dict()``), so their formats have one owner.
+Typed dataclasses with one serialisation (:meth:`Saved.to_json`) and one loader
+(:meth:`Saved.from_json`).  The fit and the certificate of each method are typed records
+(:class:`SavedFit`, :class:`SavedCertificate`) made from ``Fit.to_dict()`` and
+``Certificate.to_dict()``, the dicts of ``certpca fit --json`` and ``certpca certify --json``, so
+their fields have one owner.
 
-Format ``certpca-run/2`` is ``certpca-run/1`` with every data field always
-present (``class_counts``, ``n_classes``: null without labels); both are read.
+Format ``certpca-run/3`` is ``certpca-run/2`` without the fit's copy of the data description (the
+run's ``data`` holds it) and its ``certificates`` list (always empty in a report: the certificates are
+beside the fit); ``certpca-run/2`` is ``certpca-run/1`` with every data field always present
+(``class_counts``, ``n_classes``: null without labels).  All three are read.
 """
 
 from __future__ import annotations
@@ -20,12 +23,13 @@ from typing import Any, TypeVar
 
 from typing_extensions import Self
 
+from certpca.certification import Certificate
 from certpca.errors import InputError
-from certpca.results import jsonable
+from certpca.results import Fit, jsonable
 
-FORMAT = "certpca-run/2"
-#: formats :meth:`Run.from_dict` reads (the first differs only in absent null fields)
-READABLE = ("certpca-run/1", FORMAT)
+FORMAT = "certpca-run/3"
+#: formats :meth:`ReportRun.from_dict` reads (the fields a newer one dropped are ignored)
+READABLE = ("certpca-run/1", "certpca-run/2", FORMAT)
 
 S = TypeVar("S", bound="Saved")
 
@@ -41,16 +45,17 @@ class Saved:
         """One JSON object, keys sorted: the same bytes for the same run."""
         return json.dumps(self.to_dict(), sort_keys=True, allow_nan=True)
 
-    def __getitem__(self, key: str) -> Any:
-        """Dict-style reading, for code written against the JSON (certpca/reproduce/sigg2008.py)."""
-        return getattr(self, key)
-
     @classmethod
     def from_dict(cls, obj: dict) -> Self:
         """Rebuild from :meth:`to_dict` output; keys this version does not know are dropped."""
         hints = typing.get_type_hints(cls)
         known = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
         return cls(**{name: _build(hints[name], value) for name, value in obj.items() if name in known})
+
+    @classmethod
+    def from_json(cls, text: str) -> Self:
+        """Rebuild from :meth:`to_json` output."""
+        return cls.from_dict(json.loads(text))
 
 
 def _build(tp: Any, value: Any) -> Any:
@@ -106,24 +111,96 @@ class Settings(Saved):
 
 
 @dataclass
+class SavedBound(Saved):
+    """One upper bound of a certificate (``Bound.to_dict()``); ``params`` are the bound's own."""
+
+    value: float
+    name: str
+    params: dict = field(default_factory=dict)
+    seconds: float = 0.0
+    validity: str = ""
+
+
+@dataclass
+class SavedCertificate(Saved):
+    """A certificate as ``certpca certify --json`` gives it (``Certificate.to_dict()``); None: not finite."""
+
+    value: float | None
+    lower_bound: float | None
+    upper_bound: float | None
+    winner: str
+    certified_fraction: float | None
+    gap: float | None
+    relative_gap: float | None
+    optimal: bool
+    tol: float
+    k: int
+    nonneg: bool
+    bounds: list[SavedBound]
+    skipped: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, cert: Certificate) -> SavedCertificate:
+        return cls.from_dict(cert.to_dict())
+
+
+@dataclass
+class SavedComponent(Saved):
+    """One component of a fit (``Component.to_dict()`` with the variance it adds and its share)."""
+
+    method: str
+    k: int
+    nonneg: bool
+    value: float  # variance wᵀCw
+    cardinality: int
+    support: list[str]
+    loadings: dict[str, float]  # nonzero loadings by feature id
+    iterations: int
+    converged: bool
+    seconds: float
+    options: dict
+    extras: dict
+    status: dict
+    additional_variance: float
+    pev: float
+
+
+@dataclass
+class SavedFit(Saved):
+    """A fit as ``certpca fit --json`` gives it (``Fit.to_dict()``), less the data description and the
+    certificates, which the run holds elsewhere."""
+
+    options: dict
+    total_variance: float
+    lambda1: float
+    components: list[SavedComponent]
+    cumulative_pev: list[float]
+    seconds: float
+
+    @classmethod
+    def of(cls, fit: Fit) -> SavedFit:
+        return cls.from_dict(fit.to_dict())
+
+
+@dataclass
 class MethodFit(Saved):
-    """One method at k: its fit (``certpca fit --json``) and certificate (``certpca certify --json``)."""
+    """One method at k: its fit and its certificate."""
 
     method: str
     nonneg: bool
-    fit: dict
-    certificate: dict
+    fit: SavedFit
+    certificate: SavedCertificate
     #: certificates of components 2.. (each against the problem it solved; None: no nonzero loading)
-    later_certificates: list[dict | None] = field(default_factory=list)
+    later_certificates: list[SavedCertificate | None] = field(default_factory=list)
 
     @property
-    def components(self) -> list[dict]:
-        return self.fit["components"]
+    def components(self) -> list[SavedComponent]:
+        return self.fit.components
 
     @property
     def value(self) -> float:
         """Variance wᵀCw of the first component."""
-        return self.fit["components"][0]["value"]
+        return self.fit.components[0].value
 
 
 @dataclass
@@ -191,6 +268,22 @@ class GeneRow(Saved):
 
 
 @dataclass
+class GeneSetTest(Saved):
+    """:func:`certpca.evaluate.gene_set_test` of the featured genes (the random sets' scores summarised)."""
+
+    statistic: float
+    p_value: float
+    n_sets: int
+    null_mean: float
+    null_q95: float
+    top_variance: float
+    all_features: float
+    size: int
+    n_init: int
+    seed: int
+
+
+@dataclass
 class GeneSelection(Saved):
     """The gene-selection evaluation (``certpca genes --json``); ``tests`` are ``evaluate.compare`` dicts."""
 
@@ -204,16 +297,44 @@ class GeneSelection(Saved):
     selectors: list[str]
     preprocessing: dict
     rows: list[GeneRow]
-    tests: list[dict]
+    tests: list[dict]  # runs saved before the gene-set test: Welch and Mann–Whitney over k-means restarts
     conclusion: str
     notes: list[str]
+    set_test: GeneSetTest | None = None
 
     def row(self, selector: str, size: int) -> GeneRow | None:
         return next((r for r in self.rows if r.selector == selector and r.size == size), None)
 
 
 @dataclass
-class Run(Saved):
+class StabilityRow(Saved):
+    """One feature of the first component: how often the halves of the samples selected it."""
+
+    feature: str
+    frequency: float
+    loading: float
+    selected: bool
+
+
+@dataclass
+class SavedStability(Saved):
+    """Stability selection of the best fit's first component (:func:`certpca.stability`)."""
+
+    nonneg: bool
+    method: str
+    k: int
+    n_subsamples: int
+    threshold: float
+    expected_false: float | None
+    rows: list[StabilityRow]
+
+    def frequency(self, feature: str) -> float:
+        """The feature's selection frequency (0 when no half selected it)."""
+        return next((r.frequency for r in self.rows if r.feature == feature), 0.0)
+
+
+@dataclass
+class ReportRun(Saved):
     """Everything a report shows; deterministic for fixed inputs and seed except the seconds."""
 
     command: str
@@ -233,6 +354,7 @@ class Run(Saved):
     scores: list[Scores] = field(default_factory=list)
     advice: list[str] = field(default_factory=list)  # preprocessing advice (raw intensities, counts, controls)
     annotation: dict[str, list[str]] = field(default_factory=dict)  # selected feature id → [symbol, description]
+    stability: list[SavedStability] = field(default_factory=list)
 
     def feature_label(self, fid: str) -> str:
         """``id (SYMBOL)`` when the run's annotation names the feature's gene, else the id."""
@@ -253,11 +375,14 @@ class Run(Saved):
     def scores_of(self, nonneg: bool) -> Scores | None:
         return next((s for s in self.scores if s.nonneg == nonneg), None)
 
+    def stability_of(self, nonneg: bool) -> SavedStability | None:
+        return next((s for s in self.stability if s.nonneg == nonneg), None)
+
     def paths_of(self, nonneg: bool) -> list[MethodPath]:
         return [p for p in self.paths if p.nonneg == nonneg]
 
     @classmethod
-    def from_dict(cls, obj: dict) -> Run:
+    def from_dict(cls, obj: dict) -> ReportRun:
         if obj.get("format") not in READABLE:
             raise InputError(
                 f"saved run format {obj.get('format')!r} is not one this certpca reads "
@@ -281,12 +406,19 @@ __all__ = [
     "DataSummary",
     "GeneRow",
     "GeneSelection",
+    "GeneSetTest",
     "MethodFit",
     "MethodPath",
     "PathPoint",
-    "Run",
+    "ReportRun",
     "Saved",
+    "SavedBound",
+    "SavedCertificate",
+    "SavedComponent",
+    "SavedFit",
+    "SavedStability",
     "Scores",
     "Settings",
+    "StabilityRow",
     "is_run",
 ]

@@ -10,110 +10,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
-
-import pandas as pd
 
 from certpca import text
 from certpca.certification.certificate import STOPPED_NOTE
 from certpca.data.advice import is_control
 from certpca.errors import InputError
 from certpca.io import Outputs
-from certpca.reporting.saved import Run, is_run
-
-# ----------------------------------------------------------------- formats
-FORMATS = {
-    "value": "{:.6g}",  # variances, bounds
-    "fraction": "{:.4f}",  # certified fraction, Jaccard
-    "percent": "{:.2%}",  # shares of variance
-    "p": "{:.3g}",  # p-values
-    "loading": "{:+.4f}",
-    "seconds": "{:.2f}",
-    "int": "{:d}",
-}
-
-
-def proven(optimal: bool) -> str:
-    """A certificate's verdict in words: a proof, or the absence of one (never "not optimal")."""
-    return "proven optimal" if optimal else "not proven"
-
-
-def fmt(x, kind: str = "value") -> str:
-    """The one formatting function of the report (HTML, LaTeX, Markdown, text)."""
-    if x is None:
-        return "–"
-    if isinstance(x, bool):
-        return "yes" if x else "no"
-    if kind == "int":
-        return f"{int(x):d}"
-    x = float(x)
-    if math.isnan(x):
-        return "NaN"
-    if math.isinf(x):
-        return "∞" if x > 0 else "−∞"
-    return FORMATS[kind].format(x)
-
-
-@dataclass
-class Table:
-    name: str  # file stem under --tables
-    caption: str
-    display: pd.DataFrame
-    raw: pd.DataFrame
-
-    def to_html(self) -> str:
-        styler = self.display.style.hide(axis="index")
-        styler.format(escape="html").format_index(escape="html", axis=1)  # ids come from the user's file
-        styler.set_uuid(self.name)
-        html = styler.to_html(exclude_styles=True, doctype_html=False)  # no ids, no style block
-        return html.replace("<table>", '<table class="tbl">', 1)  # (exclude_styles drops attributes)
-
-    def to_latex(self) -> str:
-        styler = self.display.style.hide(axis="index")
-        styler.format(formatter=text.latex).format_index(formatter=text.latex, axis=1)
-        caption = text.latex(self.caption)
-        cols = "l" + "".join("r" if _numeric(self.raw, c) else "l" for c in list(self.raw.columns)[1:])
-        cols = cols[: self.display.shape[1]].ljust(self.display.shape[1], "l")
-        return text.latex_symbols(
-            styler.to_latex(hrules=True, caption=caption, label=f"tab:{self.name}", column_format=cols, position="htbp")
-        )
-
-    def to_markdown(self) -> str:
-        cols = [str(c) for c in self.display.columns]
-        lines = [
-            f"Table: {text.markdown(self.caption)}",
-            "",
-            "| " + " | ".join(text.markdown(c) for c in cols) + " |",
-            "|" + "|".join(" --- " for _ in cols) + "|",
-        ]
-        for row in self.display.itertuples(index=False):
-            lines.append("| " + " | ".join(text.markdown(v) for v in row) + " |")
-        return "\n".join(lines) + "\n"
-
-    def to_csv(self) -> str:
-        return self.raw.to_csv(index=False, lineterminator="\n")
-
-
-def _numeric(frame: pd.DataFrame, column) -> bool:
-    return pd.api.types.is_numeric_dtype(frame[column]) and not pd.api.types.is_bool_dtype(frame[column])
-
-
-def _table(name, caption, rows_display, rows_raw) -> Table:
-    return Table(name, caption, pd.DataFrame(rows_display), pd.DataFrame(rows_raw))
-
-
-def mode_name(nonneg: bool) -> str:
-    return "nonnegative sparse" if nonneg else "sparse"
-
-
-def mode_slug(nonneg: bool) -> str:
-    """The file-name part of a sign constraint: ``nonneg`` or ``sparse``."""
-    return "nonneg" if nonneg else "sparse"
+from certpca.reporting.formats import Table, fmt, make_table, mode_name, mode_slug, proven
+from certpca.reporting.saved import ReportRun, is_run
 
 
 # ------------------------------------------------------------------ tables
-def data_table(run: Run) -> Table:
+def data_table(run: ReportRun) -> Table:
     d = run.data
     prep = text.describe_preprocessing(d.preprocessing)
     items = [
@@ -132,7 +41,7 @@ def data_table(run: Run) -> Table:
     if d.image_shape:
         shape = " × ".join(str(s) for s in d.image_shape)
         items.append(("image shape", shape, shape))
-    return _table(
+    return make_table(
         "data",
         "The data",
         {"quantity": [i[0] for i in items], "value": [i[1] for i in items]},
@@ -140,7 +49,7 @@ def data_table(run: Run) -> Table:
     )
 
 
-def results_table(run: Run, nonneg: bool, timings: bool = False) -> Table | None:
+def results_table(run: ReportRun, nonneg: bool, timings: bool = False) -> Table | None:
     fits = run.fits_of(nonneg)
     if not fits:
         return None
@@ -150,15 +59,15 @@ def results_table(run: Run, nonneg: bool, timings: bool = False) -> Table | None
         c0, cert = f.components[0], f.certificate
         r = {
             "method": f.method,
-            "variance": c0["value"],
-            "explained": c0["value"] / total,
-            "of_lambda1": c0["value"] / lam1,
-            "cardinality": c0["cardinality"],
-            "iterations": c0["iterations"],
-            "seconds": f.fit["seconds"],
-            "upper_bound": cert["upper_bound"],
-            "certified_fraction": cert["certified_fraction"],
-            "optimal": cert["optimal"],
+            "variance": c0.value,
+            "explained": c0.value / total,
+            "of_lambda1": c0.value / lam1,
+            "cardinality": c0.cardinality,
+            "iterations": c0.iterations,
+            "seconds": f.fit.seconds,
+            "upper_bound": cert.upper_bound,
+            "certified_fraction": cert.certified_fraction,
+            "optimal": cert.optimal,
         }
         if not timings:
             r.pop("seconds")
@@ -177,35 +86,35 @@ def results_table(run: Run, nonneg: bool, timings: bool = False) -> Table | None
             {
                 "upper bound": fmt(r["upper_bound"]),
                 "certified": fmt(r["certified_fraction"], "percent"),
-                "optimality": proven(r["optimal"]),
+                "optimality": proven(cert.optimal),
             }
         )
         disp.append(dr)
-    winner = fits[0].certificate["winner"]
+    winner = fits[0].certificate.winner
     caption = (
         f"{mode_name(nonneg).capitalize()} PCA, k = {run.settings.k}: variance wᵀCw of the first component, "
         f"its share of the total variance and of λ1, and the certificate (upper bound on OPT from {winner}; "
         "certified = variance / upper bound, a guaranteed fraction of the best possible)"
     )
-    return _table(f"results-{mode_slug(nonneg)}", caption, disp, raw)
+    return make_table(f"results-{mode_slug(nonneg)}", caption, disp, raw)
 
 
-def bounds_table(run: Run, nonneg: bool, timings: bool = False) -> Table | None:
+def bounds_table(run: ReportRun, nonneg: bool, timings: bool = False) -> Table | None:
     fits = run.fits_of(nonneg)
     if not fits:
         return None
     cert = fits[0].certificate
     disp, raw = [], []
-    for b in sorted(cert["bounds"], key=lambda b: (b["value"], b["name"])):
-        r = {"bound": b["name"], "upper_bound": b["value"], "winner": b["name"] == cert["winner"]}
-        shown = fmt(b["value"]) + (f" ({STOPPED_NOTE})" if b.get("params", {}).get("stopped_at_target") else "")
-        d = {"bound": b["name"], "upper bound on OPT": shown, "best": "✓" if r["winner"] else ""}
+    for b in sorted(cert.bounds, key=lambda b: (b.value, b.name)):
+        r = {"bound": b.name, "upper_bound": b.value, "winner": b.name == cert.winner}
+        shown = fmt(b.value) + (f" ({STOPPED_NOTE})" if b.params.get("stopped_at_target") else "")
+        d = {"bound": b.name, "upper bound on OPT": shown, "best": "✓" if r["winner"] else ""}
         if timings:
-            r["seconds"] = b.get("seconds")
-            d["time (s)"] = fmt(b.get("seconds"), "seconds")
+            r["seconds"] = b.seconds
+            d["time (s)"] = fmt(b.seconds, "seconds")
         disp.append(d)
         raw.append(r)
-    for name, why in sorted(cert.get("skipped", {}).items()):
+    for name, why in sorted(cert.skipped.items()):
         raw.append({"bound": name, "upper_bound": None, "winner": False, **({"seconds": None} if timings else {})})
         disp.append(
             {
@@ -219,10 +128,10 @@ def bounds_table(run: Run, nonneg: bool, timings: bool = False) -> Table | None:
         f"Upper bounds on OPT({run.settings.k}{', w ≥ 0' if nonneg else ''}) computed for the "
         f"{mode_name(nonneg)} problem; every one is valid, the smallest is the certificate"
     )
-    return _table(f"bounds-{mode_slug(nonneg)}", caption, disp, raw)
+    return make_table(f"bounds-{mode_slug(nonneg)}", caption, disp, raw)
 
 
-def path_table(run: Run, nonneg: bool) -> Table | None:
+def path_table(run: ReportRun, nonneg: bool) -> Table | None:
     band = run.band(nonneg)
     if band is None:
         return None
@@ -245,19 +154,19 @@ def path_table(run: Run, nonneg: bool) -> Table | None:
         f"Variance–cardinality path, {mode_name(nonneg)}: best variance of each method at each k, and the "
         f"upper bound on OPT(k) from {', '.join(band.bounds)} (certified = best variance / upper bound)"
     )
-    return _table(f"path-{mode_slug(nonneg)}", caption, disp, raw)
+    return make_table(f"path-{mode_slug(nonneg)}", caption, disp, raw)
 
 
-def features_table(run: Run, nonneg: bool) -> Table | None:
+def features_table(run: ReportRun, nonneg: bool) -> Table | None:
     best = run.best_fit(nonneg)
     if best is None:
         return None
-    fits = run.fits_of(nonneg)
+    fits, stable = run.fits_of(nonneg), run.stability_of(nonneg)
     disp, raw = [], []
     for j, comp in enumerate(best.components):
-        order = sorted(comp["loadings"].items(), key=lambda kv: (-abs(kv[1]), kv[0]))
+        order = sorted(comp.loadings.items(), key=lambda kv: (-abs(kv[1]), kv[0]))
         for rank, (fid, w) in enumerate(order, 1):
-            found = [f.method for f in fits if fid in f.components[0]["loadings"]] if j == 0 else []
+            found = [f.method for f in fits if fid in f.components[0].loadings] if j == 0 else []
             raw.append(
                 {
                     "component": j + 1,
@@ -277,18 +186,21 @@ def features_table(run: Run, nonneg: bool) -> Table | None:
                     "feature": run.feature_label(fid) + (" (control)" if is_control(fid) else ""),
                     "loading": fmt(w, "loading"),
                     "methods": f"{len(found)}/{len(fits)}" if j == 0 else "",
+                    **({"stability": fmt(stable.frequency(fid), "fraction") if j == 0 else ""} if stable else {}),
                 }
             )
+            raw[-1].update({"stability": stable.frequency(fid)} if stable and j == 0 else {})
     caption = (
         f"Selected features of the {mode_name(nonneg)} fit by {best.method} (the best variance), by "
         f"decreasing |loading|; methods: how many of the {len(fits)} methods' first components contain "
         "the feature (the CSV names them); (control): an Affymetrix control probe or ERCC spike-in"
+        + ("; stability: how often the halves of the samples selected it" if stable else "")
         + ("; in brackets: the gene symbol of the annotation (its description is in the CSV)" if run.annotation else "")
     )
-    return _table(f"features-{mode_slug(nonneg)}", caption, disp, raw)
+    return make_table(f"features-{mode_slug(nonneg)}", caption, disp, raw)
 
 
-def importance_table(run: Run, nonneg: bool) -> Table | None:
+def importance_table(run: ReportRun, nonneg: bool) -> Table | None:
     """R's ``summary.prcomp`` importance rows for every component of the best fit, with its certificate.
 
     Standard deviation and proportion are of the variance each component adds beyond
@@ -300,19 +212,19 @@ def importance_table(run: Run, nonneg: bool) -> Table | None:
     if best is None:
         return None
     certs = [best.certificate, *best.later_certificates]
-    cumulative = best.fit["cumulative_pev"]
+    cumulative = best.fit.cumulative_pev
     disp, raw = [], []
     for j, comp in enumerate(best.components):
         cert = certs[j] if j < len(certs) else None
         r = {
             "component": j + 1,
-            "sdev": math.sqrt(max(comp["additional_variance"], 0.0)),
-            "proportion": comp["pev"],
+            "sdev": math.sqrt(max(comp.additional_variance, 0.0)),
+            "proportion": comp.pev,
             "cumulative": cumulative[j],
-            "cardinality": comp["cardinality"],
-            "upper_bound": cert["upper_bound"] if cert else None,
-            "certified_fraction": cert["certified_fraction"] if cert else None,
-            "optimal": cert["optimal"] if cert else None,
+            "cardinality": comp.cardinality,
+            "upper_bound": cert.upper_bound if cert else None,
+            "certified_fraction": cert.certified_fraction if cert else None,
+            "optimal": cert.optimal if cert else None,
         }
         raw.append(r)
         disp.append(
@@ -323,7 +235,7 @@ def importance_table(run: Run, nonneg: bool) -> Table | None:
                 "cumulative proportion": fmt(r["cumulative"], "percent"),
                 "cardinality": fmt(r["cardinality"], "int"),
                 "certified": fmt(r["certified_fraction"], "percent") if cert else "–",
-                "optimality": proven(r["optimal"]) if cert else "not certified",
+                "optimality": proven(cert.optimal) if cert else "not certified",
             }
         )
     caption = (
@@ -332,10 +244,10 @@ def importance_table(run: Run, nonneg: bool) -> Table | None:
         "beyond the earlier components; component j ≥ 2 is certified on the problem it solved "
         "(the covariance deflated by the earlier components)"
     )
-    return _table(f"importance-{mode_slug(nonneg)}", caption, disp, raw)
+    return make_table(f"importance-{mode_slug(nonneg)}", caption, disp, raw)
 
 
-def scores_table(run: Run, nonneg: bool) -> Table | None:
+def scores_table(run: ReportRun, nonneg: bool) -> Table | None:
     """The samples' scores on the best fit's components and on ordinary PCA's first two (R's ``x``)."""
     sc = run.scores_of(nonneg)
     if sc is None:
@@ -353,10 +265,10 @@ def scores_table(run: Run, nonneg: bool) -> Table | None:
         f"Scores of the samples on the {mode_name(nonneg)} components ({sc.method}; PC1, PC2, ...) and on "
         "ordinary PCA's first two (PCA1, PCA2): the prepared data times the loadings"
     )
-    return _table(f"scores-{mode_slug(nonneg)}", caption, disp, raw)
+    return make_table(f"scores-{mode_slug(nonneg)}", caption, disp, raw)
 
 
-def genes_table(run: Run) -> Table | None:
+def genes_table(run: ReportRun) -> Table | None:
     g = run.genes
     if not g:
         return None
@@ -388,45 +300,29 @@ def genes_table(run: Run) -> Table | None:
         f"Gene selection (Sigg & Buhmann 2008, §5.3): pair-counting Jaccard of k-means (k = "
         f"{g.n_clusters}) against the classes over {g.n_init} random initialisations, mean, sd, range"
     )
-    return _table("genes", caption, disp, raw)
+    return make_table("genes", caption, disp, raw)
 
 
-def tests_table(run: Run) -> Table | None:
-    g = run.genes
-    if not g:
+def tests_table(run: ReportRun) -> Table | None:
+    """The gene-set test: the featured genes against random gene sets, the top-variance genes, all genes."""
+    t = run.genes.set_test if run.genes else None
+    if t is None:
         return None
-    disp, raw = [], []
-    for t in g.tests:
-        a, b = t["names"]
-        raw.append(
-            {
-                "a": a,
-                "b": b,
-                "mean_a": t["mean_a"],
-                "sd_a": t["sd_a"],
-                "mean_b": t["mean_b"],
-                "sd_b": t["sd_b"],
-                "p_welch": t["p_welch"],
-                "p_mannwhitney": t["p_mannwhitney"],
-                "significant": t["significant"],
-            }
-        )
-        disp.append(
-            {
-                "A": a,
-                "A mean ± sd": f"{fmt(t['mean_a'], 'fraction')} ± {fmt(t['sd_a'], 'fraction')}",
-                "B": b,
-                "B mean ± sd": f"{fmt(t['mean_b'], 'fraction')} ± {fmt(t['sd_b'], 'fraction')}",
-                "Welch p": fmt(t["p_welch"], "p"),
-                "Mann–Whitney p": fmt(t["p_mannwhitney"], "p"),
-                f"significant (α = {t['alpha']})": fmt(t["significant"]),
-            }
-        )
+    rows = [
+        ("the nonnegative sparse component's genes", t.size, t.statistic, t.p_value),
+        (f"random gene sets: mean of {t.n_sets}", t.size, t.null_mean, None),
+        (f"random gene sets: 95th percentile of {t.n_sets}", t.size, t.null_q95, None),
+        ("the genes of largest variance", t.size, t.top_variance, None),
+        ("all genes", run.data.n_features, t.all_features, None),
+    ]
+    raw = [{"genes": g, "n": n, "jaccard": j, "p_value": p} for g, n, j, p in rows]
+    disp = [{"genes": g, "n": fmt(n, "int"), "Jaccard": fmt(j, "fraction"), "p": fmt(p, "p")} for g, n, j, p in rows]
     caption = (
-        f"Is the {g.featured}-feature nonnegative sparse component better? Two-sided Welch t-test and "
-        f"Mann–Whitney U over the {g.n_init} k-means runs"
+        f"Do the {t.size} selected genes separate the classes better than {t.size} genes drawn at random? "
+        f"Jaccard of the best of {t.n_init} k-means runs with the classes; Monte Carlo p-value over {t.n_sets} "
+        "random gene sets (null: the selected genes are no better than a random set of the same size)"
     )
-    return _table("genes-tests", caption, disp, raw)
+    return make_table("genes-tests", caption, disp, raw)
 
 
 # ------------------------------------------------------- fit / certify JSON
@@ -459,13 +355,13 @@ def fit_tables(obj: dict) -> list[Table]:
             }
         )
     name = obj.get("data", {}).get("name", "")
-    tables = [_table("fit", f"Sparse principal components of {name}", disp, raw)]
+    tables = [make_table("fit", f"Sparse principal components of {name}", disp, raw)]
     ld, lr = [], []
     for j, c in enumerate(obj["components"]):
         for rank, (fid, w) in enumerate(sorted(c["loadings"].items(), key=lambda kv: (-abs(kv[1]), kv[0])), 1):
             lr.append({"component": j + 1, "rank": rank, "feature": fid, "loading": w})
             ld.append({"PC": fmt(j + 1, "int"), "rank": fmt(rank, "int"), "feature": fid, "loading": fmt(w, "loading")})
-    tables.append(_table("fit-loadings", "Nonzero loadings by decreasing |loading|", ld, lr))
+    tables.append(make_table("fit-loadings", "Nonzero loadings by decreasing |loading|", ld, lr))
     if obj.get("certificates"):
         tables.append(certificate_table(obj["certificates"][0], "fit-certificate"))
     return tables
@@ -487,7 +383,7 @@ def certificate_table(cert: dict, name: str = "certificate") -> Table:
         f"{fmt(cert['value'])} ≤ OPT ≤ {fmt(cert['upper_bound'])}, certified "
         f"{fmt(cert['certified_fraction'], 'percent')}, {proven(cert['optimal'])}"
     )
-    return _table(name, caption, disp, raw)
+    return make_table(name, caption, disp, raw)
 
 
 def saved_path_table(obj: dict) -> Table:
@@ -513,7 +409,7 @@ def saved_path_table(obj: dict) -> Table:
     caption = f"{mode_name(obj['nonneg']).capitalize()} PCA path by {obj['method']} on {obj['data']['name']}" + (
         f"; certificates from {', '.join(obj['bounds'])}" if obj.get("bounds") else ""
     )
-    return _table("path", caption, disp, obj["points"])
+    return make_table("path", caption, disp, obj["points"])
 
 
 # ------------------------------------------------------------------ all
@@ -521,7 +417,7 @@ def saved_path_table(obj: dict) -> Table:
 EXTENSIONS = ("tex", "md", "csv")
 
 
-def report_tables(run: Run, timings: bool = False) -> list[Table]:
+def report_tables(run: ReportRun, timings: bool = False) -> list[Table]:
     """Every table of a report, in page order."""
     out: list[Table | None] = [data_table(run)]
     for nonneg in run.settings.nonneg:
@@ -537,7 +433,9 @@ def report_tables(run: Run, timings: bool = False) -> list[Table]:
     return [t for t in out if t is not None]
 
 
-def report_table_names(nonneg_modes: Iterable[bool], *, path: bool, genes: bool, scores: bool) -> list[str]:
+def report_table_names(
+    nonneg_modes: Iterable[bool], *, path: bool, genes: bool, scores: bool, stability: bool = False
+) -> list[str]:
     """The names :func:`report_tables` may give, known before computing (so the files can be claimed)."""
     names = ["data"]
     for nonneg in nonneg_modes:
@@ -546,6 +444,7 @@ def report_table_names(nonneg_modes: Iterable[bool], *, path: bool, genes: bool,
             [f"results-{slug}", f"importance-{slug}", f"bounds-{slug}"]
             + ([f"path-{slug}"] if path else [])
             + [f"features-{slug}"]
+            + ([f"stability-{slug}"] if stability else [])
             + ([f"scores-{slug}"] if scores else [])
         )
     return names + (["genes", "genes-tests"] if genes else [])
@@ -566,12 +465,12 @@ def table_files(tables: list[Table]) -> dict[str, str]:
     return files
 
 
-def tables_for(obj: dict | Run, timings: bool = False) -> list[Table]:
+def tables_for(obj: dict | ReportRun, timings: bool = False) -> list[Table]:
     """Tables of any saved JSON: a report run, or a ``fit``, ``certify`` or ``path --json`` object."""
-    if isinstance(obj, Run):
+    if isinstance(obj, ReportRun):
         return report_tables(obj, timings)
     if is_run(obj):
-        return report_tables(Run.from_dict(obj), timings)
+        return report_tables(ReportRun.from_dict(obj), timings)
     if "components" in obj and "cumulative_pev" in obj:
         return fit_tables(obj)
     if "upper_bound" in obj and "bounds" in obj:

@@ -1,17 +1,15 @@
-"""``certpca.report(...)``: compute a run and write its page and tables under the output policy of certpca.io."""
+"""A report written: compute a run and write its page and tables under the output policy of certpca.io."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from certpca.data import Dataset, read_annotation, read_labels, with_annotation, with_labels
 from certpca.io import Outputs, load
 from certpca.reporting.html import render
-from certpca.reporting.options import resolve
-from certpca.reporting.run import compute_run
-from certpca.reporting.saved import Run
+from certpca.reporting.options import ReportOptions, resolve
+from certpca.reporting.run import compute
+from certpca.reporting.saved import ReportRun
 from certpca.reporting.tables import (
     file_names,
     report_table_names,
@@ -20,65 +18,44 @@ from certpca.reporting.tables import (
 )
 
 
-def report(
-    data: Dataset | str | Path,
-    *,
-    k: int,
-    output: str | Path = "report.html",
-    tables: str | Path | None = None,
-    force: bool = False,
-    labels: str | Path | None = None,
-    annotate=None,
-    timings: bool = False,
-    inputs: Iterable[str | Path] = (),
-    **run_options: Any,
-) -> Run:
-    """Write the HTML report of ``data`` at cardinality ``k`` (and its tables), and return the run.
+def write_report(data: Dataset | str | Path, options: ReportOptions) -> ReportRun:
+    """Write the HTML report of ``data`` (a Dataset, bundled name or path, read with
+    :func:`certpca.io.load`'s defaults) with ``options``, and its tables; return the run.
 
-    Parameters
-    ----------
-    data : Dataset, bundled data set name or file path (read with :func:`certpca.io.load`'s defaults).
-    k : largest number of nonzero loadings per component.
-    output : the HTML file.
-    tables : a folder for every table as LaTeX, Markdown and CSV (none by default).
-    force : overwrite existing files (inputs are never overwritten).
-    labels : class labels for a file or name: a CSV ``sample,label`` or a column of the data file.
-    annotate : gene symbols and descriptions (a file, DataFrame or Series:
-        :func:`certpca.data.read_annotation`), shown beside the selected features' ids.
-    timings : show wall-clock times (the page then differs between runs).
-    inputs : further files never to overwrite (the command line passes its data and label files; the
-        data file of a Dataset read from a file, its ``source``, is protected anyway).
-    run_options : the options of :func:`certpca.reporting.run.compute_run` (methods, nonneg_modes, path, ...).
-
-    Every destination is checked before anything is computed; the page and the
+    In this order: the data are loaded and their covariance built, once; the options are resolved, once
+    (bad options fail here); every destination is claimed (an existing file without ``force``, an input,
+    a missing folder fail here, before anything is computed); the run is computed; the page and the
     tables are renamed into place together at the end.
     """
+    o = options
     if isinstance(data, Dataset):
-        ds = data if labels is None else with_labels(data, read_labels(labels))
-        ds = ds if annotate is None else with_annotation(ds, read_annotation(annotate))
+        ds = data if o.labels is None else with_labels(data, read_labels(o.labels))
+        ds = ds if o.annotate is None else with_annotation(ds, read_annotation(o.annotate))
     else:
-        ds = load(data, labels=labels, annotate=annotate)
-    annotation_file = annotate if isinstance(annotate, (str, Path)) else None
-    protected = [*inputs, ds.source, labels, annotation_file, data if isinstance(data, (str, Path)) else None]
-    plan = resolve(ds, k=k, **run_options)  # bad options fail here, before any file or folder is touched
-    out = Outputs(force=force, inputs=protected)
-    page = out.claim(output, "report", flag="output")
+        ds = load(data, labels=o.labels, annotate=o.annotate)
+    problem = ds.problem()
+    plan = resolve(ds, problem, o)
+    annotation_file = o.annotate if isinstance(o.annotate, (str, Path)) else None
+    protected = [*o.inputs, ds.source, o.labels, annotation_file, data if isinstance(data, (str, Path)) else None]
+    out = Outputs(force=o.force, inputs=protected)
+    page = out.claim(o.output, "report", flag="output")
     names = report_table_names(
         plan.nonneg_modes,
         path=bool(plan.ks),
         genes=plan.genes,
         scores=not ds.is_covariance and ds.sample_ids is not None,
+        stability=bool(plan.stability),
     )
-    folder = Path(tables) if tables is not None else None
+    folder = Path(o.tables) if o.tables is not None else None
     if folder is not None:
         out.claim_folder(folder, file_names(names), flag="tables")
-    run = compute_run(ds, k=k, **run_options)
+    run = compute(ds, problem, plan)
     with out.writing():
-        out.write(page, render(run, timings=timings))
+        out.write(page, render(run, timings=o.timings))
         if folder is not None:
-            for name, content in table_files(report_tables(run, timings)).items():
+            for name, content in table_files(report_tables(run, o.timings)).items():
                 out.write(folder / name, content)
     return run
 
 
-__all__ = ["report"]
+__all__ = ["write_report"]

@@ -328,15 +328,15 @@ def sigg2008_fig4(s: Settings) -> Result:
     for ax, (label, kw) in zip(axes[0], preparations):
         ds = datasets.load("leukemia", **kw)
         g = gene_selection_run(ds, sizes=sizes, featured=70, n_init=n_init, seed=s.seed)
-        full = g["rows"][0]
-        ax.axhspan(full["mean"] - full["sd"], full["mean"] + full["sd"], color="#cccccc", alpha=0.5, lw=0)
-        ax.axhline(full["mean"], color="black", lw=1, label="full data")
-        for i, sel in enumerate(g["selectors"]):
-            rr = [r for r in g["rows"] if r["selector"] == sel]
+        full = g.rows[0]
+        ax.axhspan(full.mean - full.sd, full.mean + full.sd, color="#cccccc", alpha=0.5, lw=0)
+        ax.axhline(full.mean, color="black", lw=1, label="full data")
+        for i, sel in enumerate(g.selectors):
+            rr = [r for r in g.rows if r.selector == sel]
             ax.errorbar(
-                np.array([r["size"] for r in rr]) + (i - 0.5) * 1.5,
-                [r["mean"] for r in rr],
-                yerr=[r["sd"] for r in rr],
+                np.array([r.size for r in rr]) + (i - 0.5) * 1.5,
+                [r.mean for r in rr],
+                yerr=[r.sd for r in rr],
                 marker="o",
                 ms=2.5,
                 capsize=2,
@@ -348,23 +348,23 @@ def sigg2008_fig4(s: Settings) -> Result:
         ax.set_ylabel(f"Jaccard (mean ± sd, {n_init} runs)")
         ax.set_title(f"leukemia, {label}")
         ax.legend(fontsize=6, loc="lower right")
-        for r in g["rows"]:
+        for r in g.rows:
             rows.append(
                 {
                     "preprocessing": label,
-                    "selector": r["selector"],
-                    "genes": r["size"],
-                    "mean": r["mean"],
-                    "sd": r["sd"],
+                    "selector": r.selector,
+                    "genes": r.size,
+                    "mean": r.mean,
+                    "sd": r.sd,
                 }
             )
-        at70 = next(r for r in g["rows"] if r["size"] == 70 and r["selector"].startswith("nonneg"))
-        t = g["tests"][0]
+        at70 = next(r for r in g.rows if r.size == 70 and r.selector.startswith("nonneg"))
+        t = g.tests[0]
         res.published.append(
             {
                 "quantity": f"Jaccard, 70-gene component vs full data ({label})",
                 "published": "component significantly better than full data",
-                "ours": f"{at70['mean']:.3f} vs {full['mean']:.3f} ({t['verdict']})",
+                "ours": f"{at70.mean:.3f} vs {full.mean:.3f} ({t['verdict']})",
                 "verdict": "yes" if (t["significant"] and t["difference"] > 0) else "no",
                 "why": "the paper does not state its preprocessing; the claim depends on it",
             }

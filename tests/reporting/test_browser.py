@@ -40,7 +40,7 @@ def _chromium() -> str | None:
 @pytest.fixture(scope="module")
 def page(tmp_path_factory):
     from certpca.data import Dataset, prepare
-    from certpca.reporting import compute_run, render
+    from certpca.reporting import ReportOptions, compute_run, render
 
     rng = np.random.default_rng(3)
     classes = np.repeat(["x", "y"], 12)
@@ -52,15 +52,17 @@ def page(tmp_path_factory):
     )
     run = compute_run(
         ds,
-        k=5,
-        methods="em,threshold",
-        path="1:30:4",
-        gene_sizes=(5, 10),
-        gene_k=5,
-        n_init=10,
-        components=2,
-        progress=False,
-        command="certpca report browser.csv --k 5 " + "--long-option " * 30,
+        ReportOptions(
+            k=5,
+            methods="em,threshold",
+            path="1:30:4",
+            gene_sizes=(5, 10),
+            gene_k=5,
+            n_init=10,
+            components=2,
+            progress=False,
+            command="certpca report browser.csv --k 5 " + "--long-option " * 30,
+        ),
     )
     out = tmp_path_factory.mktemp("browser") / "report.html"
     out.write_text(render(run), encoding="utf-8")

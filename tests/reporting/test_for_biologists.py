@@ -9,13 +9,13 @@ import pytest
 import certpca
 from certpca.data import Dataset, prepare
 from certpca.data.advice import is_control, preprocessing_advice
-from certpca.reporting import compute_run, render
+from certpca.reporting import ReportOptions, compute_run, render
 from certpca.reporting.tables import features_table, importance_table, scores_table
 from tests.brute import brute_force
 
 
 def _quick(ds, **kw):
-    return compute_run(ds, **{"methods": "em,threshold", "path": "", "progress": False, **kw})
+    return compute_run(ds, ReportOptions(**{"methods": "em,threshold", "path": "", "progress": False, **kw}))
 
 
 def test_pitprops_is_reported_proven_optimal():
@@ -24,8 +24,8 @@ def test_pitprops_is_reported_proven_optimal():
     opt = brute_force(ds.matrix, 4)[0]
     for nonneg in (False, True):
         cert = run.best_fit(nonneg).certificate
-        assert cert["optimal"] and cert["upper_bound"] >= opt * (1 - 1e-12)
-        assert cert["value"] == pytest.approx(opt, rel=1e-9)
+        assert cert.optimal and cert.upper_bound >= opt * (1 - 1e-12)
+        assert cert.value == pytest.approx(opt, rel=1e-9)
     html = render(run)
     assert "proven optimal" in html and "optimal: no" not in html and ">no<" not in html
 
@@ -39,13 +39,13 @@ def test_the_sdp_time_limit_is_stated_and_sign_free_bounds_are_shared():
     run = _quick(ds, k=3, genes=False, bounds="lambda1,dabe,threshold,dabe_sdp", time_limit=0.0)
     plain, nonneg = (run.best_fit(nn).certificate for nn in (False, True))
     for cert in (plain, nonneg):
-        assert [b["name"] for b in cert["bounds"]] == ["lambda1", "dabe", "threshold", "dabe_sdp"]  # none skipped
-        assert cert["skipped"] == {}
+        assert [b.name for b in cert.bounds] == ["lambda1", "dabe", "threshold", "dabe_sdp"]  # none skipped
+        assert cert.skipped == {}
     # dabe_sdp ignores w >= 0: the nonnegative certificate holds the plain one's numbers, computed once
-    shared = {b["name"]: b for b in plain["bounds"]}
-    for b in nonneg["bounds"]:
-        if b["name"] in ("lambda1", "dabe", "dabe_sdp"):
-            assert b == shared[b["name"]]
+    shared = {b.name: b for b in plain.bounds}
+    for b in nonneg.bounds:
+        if b.name in ("lambda1", "dabe", "dabe_sdp"):
+            assert b == shared[b.name]
     stated = [n for n in run.notes if "time limit" in n]
     assert stated == [
         "certificate at k: dabe_sdp reached its time limit of 0 s (--time-limit) before converging; a larger "
@@ -54,7 +54,7 @@ def test_the_sdp_time_limit_is_stated_and_sign_free_bounds_are_shared():
     assert "dabe_sdp reached its time limit of 0 s" in render(run)
     # a limit the bound did not reach is not mentioned
     roomy = _quick(ds, k=3, genes=False, bounds="lambda1,dabe,threshold,dabe_sdp", time_limit=600.0)
-    assert not roomy.best_fit(False).certificate["bounds"][-1]["params"]["time_limit_reached"]
+    assert not roomy.best_fit(False).certificate.bounds[-1].params["time_limit_reached"]
     assert not [n for n in roomy.notes if "time limit" in n]
 
 
@@ -70,7 +70,7 @@ def test_the_report_says_which_bound_stopped_where_it_could_not_win():
     run = _quick(ds, k=20, genes=False, bounds="trace,dabe_sdp")
     for nonneg in (False, True):
         cert = run.best_fit(nonneg).certificate
-        assert cert["winner"] == "trace" and cert["bounds"][1]["params"]["stopped_at_target"] > 0
+        assert cert.winner == "trace" and cert.bounds[1].params["stopped_at_target"] > 0
         shown = bounds_table(run, nonneg).display.set_index("bound")["upper bound on OPT"]
         assert shown["dabe_sdp"].endswith("(stopped where it could not go below the bounds before it)")
         assert "stopped" not in shown["trace"]
@@ -146,7 +146,7 @@ def test_scores_are_the_prepared_data_times_the_loadings(three_components):
     for nonneg in (False, True):
         sc = run.scores_of(nonneg)
         best = run.best_fit(nonneg)
-        W = np.array([[c["loadings"].get(f, 0.0) for c in best.components] for f in ds.feature_ids])
+        W = np.array([[c.loadings.get(f, 0.0) for c in best.components] for f in ds.feature_ids])
         np.testing.assert_allclose(np.array(sc.components).T, ds.matrix @ W, rtol=1e-12, atol=1e-12)
         _, V = np.linalg.eigh(np.cov(ds.matrix, rowvar=False))
         pca = np.array(sc.pca).T
@@ -169,11 +169,11 @@ def test_every_component_has_its_importance_row_and_certificate(three_components
         assert table.raw["certified_fraction"].notna().all()
         assert np.all(np.diff(table.raw["cumulative"]) >= 0)
         C = np.cov(ds.matrix, rowvar=False)
-        W = np.array([[c["loadings"].get(f, 0.0) for c in best.components] for f in ds.feature_ids])
+        W = np.array([[c.loadings.get(f, 0.0) for c in best.components] for f in ds.feature_ids])
         for j, cert in enumerate(best.later_certificates, start=1):  # against brute force on the deflated C
             Cj = C.copy()
             for i in range(j):
                 w = W[:, i] / np.linalg.norm(W[:, i])
                 P = np.eye(len(w)) - np.outer(w, w)
                 Cj = P @ Cj @ P
-            assert cert["upper_bound"] >= brute_force(Cj, 3, nonneg=nonneg)[0] * (1 - 1e-12)
+            assert cert.upper_bound >= brute_force(Cj, 3, nonneg=nonneg)[0] * (1 - 1e-12)

@@ -258,7 +258,7 @@ def test_conclusion_is_honest_both_ways():
 def test_image_loadings_and_no_labels(tmp_path):
     """Features that are pixels are drawn as images; without labels the gene section says why."""
     from certpca.data import Dataset
-    from certpca.reporting import compute_run, render
+    from certpca.reporting import ReportOptions, compute_run, render
 
     rng = np.random.default_rng(1)
     X = rng.normal(size=(40, 16))
@@ -272,7 +272,7 @@ def test_image_loadings_and_no_labels(tmp_path):
             "tiny", X, pd.Index(pixel_ids((4, 4))), pd.Index([f"s{i}" for i in range(40)]), None, image_shape=(4, 4)
         )
     )
-    run = compute_run(ds, k=4, methods="em,threshold", path="1:16:4", components=2, progress=False)
+    run = compute_run(ds, ReportOptions(k=4, methods="em,threshold", path="1:16:4", components=2, progress=False))
     html = render(run)
     assert "<image" in html or "data:image/png" in html  # imshow in SVG is an embedded PNG
     assert "4 × 4 images" in html and '<section id="genes">' not in html  # no labels: the section is left out

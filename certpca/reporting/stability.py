@@ -1,0 +1,80 @@
+"""The report's "How stable are these features?" section: stability selection of the best fit's first
+component (:func:`certpca.stability_selection.stability`) as a saved record and its table."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from certpca.data import Dataset
+from certpca.reporting.formats import Table, fmt, mode_name, mode_slug
+from certpca.reporting.saved import ReportRun, SavedStability, StabilityRow
+from certpca.results import Fit
+from certpca.stability_selection import stability
+
+#: what the section cites
+STABILITY_REFS = (
+    "Meinshausen, N. & Bühlmann, P. (2010). Stability selection. Journal of the Royal Statistical Society B, "
+    "72(4), 417-473.",
+    "Shah, R. D. & Samworth, R. J. (2013). Variable selection with error control: another look at stability "
+    "selection. Journal of the Royal Statistical Society B, 75(1), 55-80.",
+)
+
+
+def stability_record(ds: Dataset, fit: Fit, n_subsamples: int, seed: int) -> SavedStability:
+    """Refit ``fit``'s method at its k on ``n_subsamples`` halves of the samples (complementary pairs)."""
+    options = fit.options
+    result = stability(
+        ds,
+        int(options["k"]),
+        n_subsamples=n_subsamples,
+        seed=seed,
+        nonneg=bool(options["nonneg"]),
+        method=str(options["method"]),
+    )
+    table = result.ranked(1)
+    return SavedStability(
+        nonneg=bool(options["nonneg"]),
+        method=str(options["method"]),
+        k=int(options["k"]),
+        n_subsamples=result.n_subsamples,
+        threshold=result.threshold,
+        expected_false=None if result.expected_false is None else float(result.expected_false[0]),
+        rows=[
+            StabilityRow(str(fid), float(r.frequency), float(r.loading), bool(r.selected))
+            for fid, r in table.iterrows()
+        ],
+    )
+
+
+def stable_count(record: SavedStability) -> int:
+    """Selected features at or above the threshold."""
+    return sum(r.selected and r.frequency >= record.threshold for r in record.rows)
+
+
+def stability_table(run: ReportRun, nonneg: bool) -> Table | None:
+    """Every feature some half selected, by frequency: the selected ones and the ones the halves preferred."""
+    record = run.stability_of(nonneg)
+    if record is None:
+        return None
+    raw = [
+        {"feature": r.feature, "frequency": r.frequency, "loading": r.loading, "selected": r.selected}
+        for r in record.rows
+    ]
+    disp = [
+        {
+            "feature": run.feature_label(r.feature),
+            "frequency": fmt(r.frequency, "fraction"),
+            "loading on all samples": fmt(r.loading, "loading") if r.selected else "–",
+            "selected": fmt(r.selected),
+        }
+        for r in record.rows
+    ]
+    caption = (
+        f"Selection frequency of each feature in the first {mode_name(nonneg)} component ({record.method}, "
+        f"k = {record.k}) refitted on {record.n_subsamples} halves of the samples (complementary pairs); "
+        f"selected: in the fit on all samples"
+    )
+    return Table(f"stability-{mode_slug(nonneg)}", caption, pd.DataFrame(disp), pd.DataFrame(raw))
+
+
+__all__ = ["STABILITY_REFS", "stability_record", "stability_table", "stable_count"]
