@@ -20,8 +20,8 @@ Pieces
     Varshavsky et al.'s leave-one-out SVD-entropy contributions and SR order.
 :func:`gene_selection`
     One row per (selector, size) plus the full-data baseline.
-:func:`compare`
-    Welch's t-test and Mann–Whitney U of two score samples, with a verdict.
+:func:`gene_set_test`
+    Do selected features separate the classes better than as many random ones (a Monte Carlo test)?
 
 Preprocessing
 -------------
@@ -49,7 +49,6 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 from threadpoolctl import threadpool_limits
 
 from certpca.components import fit_components
@@ -81,7 +80,6 @@ __all__ = [
     "sparse_pc_selector",
     "ce_selector",
     "gene_selection",
-    "compare",
 ]
 
 
@@ -521,56 +519,4 @@ def gene_set_test(dataset: Dataset, features: Sequence, *, n_sets: int = 199, n_
         "size": size,
         "n_init": int(n_init),
         "seed": int(seed),
-    }
-
-
-# ---------------------------------------------------------------- compare
-def compare(scores_a, scores_b, *, names: tuple[str, str] = ("a", "b"), alpha: float = 0.05) -> dict:
-    """Compare two samples of scores: Welch's t-test and Mann–Whitney U (two-sided).
-
-    Returns the means, sds, ``difference`` (mean a − mean b), ``p_welch``,
-    ``p_mannwhitney`` and a one-line ``verdict``: a difference is called
-    significant when every test that is defined gives p < ``alpha``; "mixed"
-    when they disagree.  Welch's test is undefined (NaN) when both samples
-    are constant; the verdict then rests on Mann–Whitney alone.
-
-    The runs are independent k-means initialisations, so these are tests
-    about the initialisation distribution for *fixed* selected features,
-    not about a new data set.
-    """
-    a = np.asarray(scores_a, dtype=float)
-    b = np.asarray(scores_b, dtype=float)
-    if a.size < 2 or b.size < 2:
-        raise InputError(f"compare needs at least two scores per sample; got {a.size} and {b.size}")
-    na, nb = names
-    if np.ptp(a) == 0 and np.ptp(b) == 0:
-        p_welch = float("nan")
-    else:
-        p_welch = float(stats.ttest_ind(a, b, equal_var=False).pvalue)
-    p_mw = float(stats.mannwhitneyu(a, b, alternative="two-sided").pvalue)
-    ma, mb = float(a.mean()), float(b.mean())
-    defined = [p for p in (p_welch, p_mw) if not np.isnan(p)]
-    significant = [p < alpha for p in defined]
-    tests = f"Welch p = {p_welch:.3g}, Mann–Whitney p = {p_mw:.3g}"
-    if all(significant):
-        better, worse = (na, nb) if ma > mb else (nb, na)
-        verdict = f"{better} scores significantly higher than {worse} ({ma:.3f} vs {mb:.3f}; {tests})"
-    elif not any(significant):
-        verdict = f"no significant difference between {na} and {nb} ({ma:.3f} vs {mb:.3f}; {tests})"
-    else:
-        verdict = f"mixed: the tests disagree at alpha = {alpha} ({na} {ma:.3f} vs {nb} {mb:.3f}; {tests})"
-    return {
-        "names": list(names),
-        "mean_a": ma,
-        "mean_b": mb,
-        "sd_a": float(a.std(ddof=1)),
-        "sd_b": float(b.std(ddof=1)),
-        "n_a": int(a.size),
-        "n_b": int(b.size),
-        "difference": ma - mb,
-        "p_welch": p_welch,
-        "p_mannwhitney": p_mw,
-        "alpha": alpha,
-        "significant": bool(all(significant)),
-        "verdict": verdict,
     }

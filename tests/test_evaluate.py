@@ -10,7 +10,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import certpca
 from certpca import evaluate as ev
 from certpca.data import Dataset
 from certpca.errors import InputError
@@ -236,7 +235,7 @@ def test_ce_is_scale_invariant_and_rejects_bad_input():
         ev.ce_scores(np.ones((5, 1)))
 
 
-# ---------------------------------------------------- selection and compare
+# ---------------------------------------------------------------- selection
 def toy_dataset():
     X, y = planted(n_per=(10, 10, 10), d=4, spread=10.0, seed=9)
     noise = np.random.default_rng(9).standard_normal((30, 16))
@@ -269,36 +268,6 @@ def test_gene_selection_frame():
         ev.gene_selection(ds, [0], selectors={}, n_init=2)
 
 
-def test_compare():
-    rng = np.random.default_rng(10)
-    a, b = rng.normal(0.8, 0.05, 100), rng.normal(0.7, 0.05, 100)
-    out = ev.compare(a, b, names=("A", "B"))
-    assert out["difference"] == pytest.approx(a.mean() - b.mean())
-    assert out["p_welch"] < 1e-10 and out["p_mannwhitney"] < 1e-10 and out["significant"]
-    assert out["verdict"].startswith("A scores significantly higher than B")
-    same = ev.compare(a, rng.permutation(a))
-    assert same["p_welch"] == pytest.approx(1.0) and not same["significant"]
-    assert same["verdict"].startswith("no significant difference")
-    const = ev.compare(np.full(10, 0.9), np.full(10, 0.5))  # Welch undefined, Mann–Whitney decides
-    assert np.isnan(const["p_welch"]) and const["p_mannwhitney"] < 1e-3 and const["significant"]
-
-
-# ------------------------------------------- Sigg & Buhmann §5.3, real data
-@pytest.fixture(scope="module")
-def leukemia_selection():
-    ds = certpca.datasets.load("leukemia")  # centred raw values, variance not standardised
-    return ev.gene_selection(
-        ds,
-        [70],
-        n_init=100,
-        seed=0,
-        selectors={
-            "CE simple ranking": ev.ce_selector(),
-            "nonneg sparse PC": ev.sparse_pc_selector(nonneg=True),
-        },
-    )
-
-
 def test_leukemia_gene_selection(leukemia_selection):
     df = leukemia_selection
     assert list(df.selector) == ["full data", "CE simple ranking", "nonneg sparse PC"]
@@ -311,17 +280,8 @@ def test_leukemia_gene_selection(leukemia_selection):
             f"\n{r.selector:>18} ({r.n_features:5d} genes): Jaccard {r.mean:.3f} ± {r.sd:.3f} "
             f"[{r.min:.3f}, {r.max:.3f}] over {r.scores.size} inits; selection {r.seconds:.1f} s"
         )
-    full, ce, nspc = df.scores
-    for a, b, names in (
-        (nspc, full, ("NSPC-70", "full data")),
-        (ce, full, ("CE-70", "full data")),
-        (nspc, ce, ("NSPC-70", "CE-70")),
-    ):
-        out = ev.compare(a, b, names=names)
-        print(out["verdict"])
-        assert 0 <= out["p_mannwhitney"] <= 1
-    # Sigg & Buhmann report NSPC-70 significantly better than the full data; whether
-    # that holds here is printed above, not asserted.
+    # Sigg & Buhmann report NSPC-70 significantly better than the full data; the report asks instead
+    # whether the 70 genes beat random gene sets (gene_set_test, tested below)
 
 
 # ------------------------------------------------------------ gene_set_test

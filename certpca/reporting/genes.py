@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from certpca import evaluate as ev
 from certpca.data import Dataset, clustering_classes
 from certpca.errors import InputError
 from certpca.messages import quiet
@@ -51,8 +52,6 @@ def gene_selection_run(
     size (:func:`certpca.evaluate.gene_set_test`; the runs over k-means restarts describe the
     initialisation, they are not independent samples to test with).
     """
-    from certpca import evaluate as ev  # here: its scipy.stats adds 0.7 s to `import certpca` (measured)
-
     if ds.labels is None or ds.is_covariance:
         raise InputError("gene selection needs labelled samples x features data; give `labels=FILE|COLUMN`")
     why = clustering_classes(ds.labels)

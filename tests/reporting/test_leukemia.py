@@ -25,7 +25,10 @@ def test_leukemia_gene_selection_facts(capsys):
         f"\nleukemia, centred raw, 100 inits: full {full['mean']:.3f} ± {full['sd']:.3f}, "
         f"CE-70 {ce['mean']:.3f} ± {ce['sd']:.3f}, NSPC-70 {nspc['mean']:.3f} ± {nspc['sd']:.3f}"
     )
-    test = g["tests"][0]
-    assert test["p_welch"] < 0.05 and test["p_mannwhitney"] < 0.05
     assert nspc["mean"] < full["mean"]  # measured: 0.450 vs 0.503
-    assert "does not hold here" in g["conclusion"] and "centred" in g["conclusion"]
+    # on raw intensities the 70 genes are no better than 70 random ones (measured: Jaccard 0.352 against
+    # the random sets' 0.341, p = 0.38 over 199 sets; all genes 0.478); no test over restarts is made
+    t = g["set_test"]
+    assert g["tests"] == [] and t["n_sets"] == 199 and t["size"] == 70
+    assert t["p_value"] > 0.05 and t["statistic"] < t["all_features"]
+    assert "no better than random genes" in g["conclusion"]

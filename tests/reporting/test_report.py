@@ -222,7 +222,8 @@ def test_genes_command_and_label_column(planted, capsys):
     assert [r["selector"] for r in g["rows"]][0] == "full data"
     assert {(r["selector"], r["size"]) for r in g["rows"][1:]} == {(s, n) for s in g["selectors"] for n in (2, 4)}
     assert all(len(r["scores"]) == 20 for r in g["rows"])
-    assert len(g["tests"]) == 2 and "p_welch" in g["tests"][0]
+    t = g["set_test"]  # the featured genes against random gene sets, not a test over k-means restarts
+    assert g["tests"] == [] and t["size"] == 4 and 1 / 200 <= t["p_value"] <= 1 and 0 <= t["statistic"] <= 1
     # the label column of the data file gives the same run
     g2 = _json_of(
         [
@@ -247,12 +248,12 @@ def test_genes_command_and_label_column(planted, capsys):
 
 def test_conclusion_is_honest_both_ways():
     from certpca.reporting.genes import gene_conclusion as _gene_conclusion
+    from certpca.reporting.saved import GeneSetTest
 
-    base = {"verdict": "v", "difference": 0.1, "significant": True}
-    assert "This holds here" in _gene_conclusion(base, {"center": True})
-    assert "does not hold" in _gene_conclusion({**base, "difference": -0.05}, {"center": True})
-    assert "no significant difference" in _gene_conclusion({**base, "significant": False}, {"log2_floor": 20})
-    assert "log2 with floor 20" in _gene_conclusion(base, {"log2_floor": 20})
+    base = GeneSetTest(0.7, 0.01, 199, 0.4, 0.6, 0.65, 0.5, 70, 10, 0)
+    assert "better than random genes" in _gene_conclusion(base) and "p = 0.01" in _gene_conclusion(base)
+    worse = GeneSetTest(0.45, 0.3, 199, 0.4, 0.6, 0.65, 0.5, 70, 10, 0)
+    assert "no better than random genes" in _gene_conclusion(worse)
 
 
 def test_image_loadings_and_no_labels(tmp_path):
