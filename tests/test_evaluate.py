@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import certpca
 from certpca import evaluate as ev
 from certpca.data import Dataset
 from certpca.errors import InputError
@@ -266,6 +267,22 @@ def test_gene_selection_frame():
         ev.gene_selection(ds, [2], selectors={"bad": lambda d, s: ["nope"]}, n_init=2)
     with pytest.raises(InputError, match="outside"):
         ev.gene_selection(ds, [0], selectors={}, n_init=2)
+
+
+# ------------------------------------------- Sigg & Buhmann §5.3, real data
+@pytest.fixture(scope="module")
+def leukemia_selection():
+    ds = certpca.datasets.load("leukemia")  # centred raw values, variance not standardised
+    return ev.gene_selection(
+        ds,
+        [70],
+        n_init=100,
+        seed=0,
+        selectors={
+            "CE simple ranking": ev.ce_selector(),
+            "nonneg sparse PC": ev.sparse_pc_selector(nonneg=True),
+        },
+    )
 
 
 def test_leukemia_gene_selection(leukemia_selection):

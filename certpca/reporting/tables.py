@@ -304,10 +304,11 @@ def genes_table(run: ReportRun) -> Table | None:
 
 
 def tests_table(run: ReportRun) -> Table | None:
-    """The gene-set test: the featured genes against random gene sets, the top-variance genes, all genes."""
+    """The gene-set test: the featured genes against random gene sets, the top-variance genes, all genes
+    (a run saved before it: the tests it holds)."""
     t = run.genes.set_test if run.genes else None
     if t is None:
-        return None
+        return _saved_tests_table(run)
     rows = [
         ("the nonnegative sparse component's genes", t.size, t.statistic, t.p_value),
         (f"random gene sets: mean of {t.n_sets}", t.size, t.null_mean, None),
@@ -321,6 +322,41 @@ def tests_table(run: ReportRun) -> Table | None:
         f"Do the {t.size} selected genes separate the classes better than {t.size} genes drawn at random? "
         f"Jaccard of the best of {t.n_init} k-means runs with the classes; Monte Carlo p-value over {t.n_sets} "
         "random gene sets (null: the selected genes are no better than a random set of the same size)"
+    )
+    return make_table("genes-tests", caption, disp, raw)
+
+
+def _saved_tests_table(run: ReportRun) -> Table | None:
+    """The Welch and Mann–Whitney tests over k-means runs that runs saved before certpca-run/3 hold, shown as
+    they were (``certpca table`` of an old run gives its old tables); new runs make no such test."""
+    g = run.genes
+    if not g or not g.tests:
+        return None
+    raw = [
+        {k: t[k] for k in ("mean_a", "sd_a", "mean_b", "sd_b", "p_welch", "p_mannwhitney", "significant")}
+        for t in g.tests
+    ]
+    for row, t in zip(raw, g.tests):
+        row.update(a=t["names"][0], b=t["names"][1])
+    raw = [
+        {k: r[k] for k in ("a", "b", "mean_a", "sd_a", "mean_b", "sd_b", "p_welch", "p_mannwhitney", "significant")}
+        for r in raw
+    ]
+    disp = [
+        {
+            "A": r["a"],
+            "A mean ± sd": f"{fmt(r['mean_a'], 'fraction')} ± {fmt(r['sd_a'], 'fraction')}",
+            "B": r["b"],
+            "B mean ± sd": f"{fmt(r['mean_b'], 'fraction')} ± {fmt(r['sd_b'], 'fraction')}",
+            "Welch p": fmt(r["p_welch"], "p"),
+            "Mann–Whitney p": fmt(r["p_mannwhitney"], "p"),
+            f"significant (α = {g.alpha})": fmt(r["significant"]),
+        }
+        for r in raw
+    ]
+    caption = (
+        f"Is the {g.featured}-feature nonnegative sparse component better? Two-sided Welch t-test and "
+        f"Mann–Whitney U over the {g.n_init} k-means runs"
     )
     return make_table("genes-tests", caption, disp, raw)
 

@@ -89,7 +89,8 @@ def _json_of(argv, capsys):
 
 def test_sections_tables_and_svgs(report):
     html = report["html"]
-    for section in ("data", "results", "samples", "path", "loadings", "genes", "glossary", "reproduce", "references"):
+    sections = ("data", "results", "samples", "path", "loadings", "stability", "genes", "glossary", "reproduce")
+    for section in (*sections, "references"):
         assert f'<section id="{section}">' in html
     for table in (
         "data",
@@ -101,11 +102,13 @@ def test_sections_tables_and_svgs(report):
         "path-nonneg",
         "features-sparse",
         "features-nonneg",
+        "stability-sparse",
+        "stability-nonneg",
         "genes",
         "genes-tests",
     ):
         assert f'id="tab-{table}"' in html, table
-    assert html.count("<svg") == 7  # spectrum, path, two loadings, two score plots, genes
+    assert html.count("<svg") == 9  # spectrum, path, two loadings, two stability plots, two score plots, genes
     assert html.count("<svg") == html.count("</svg>")
     assert "<script" not in html and "http://" not in html.split("<svg")[0]
     assert not re.search(r'(src|href)="(?!#)', html.replace('xmlns:xlink="http://www.w3.org/1999/xlink"', ""))
