@@ -224,16 +224,19 @@ class Fit:
     scores: pd.DataFrame | None = field(default=None, repr=False)
     projection: Projection | None = field(default=None, repr=False)
     annotation: pd.DataFrame | None = field(default=None, repr=False)  # feature id → symbol, description
+    source: object = field(default=None, repr=False)  # the prepared Dataset, to score a component adopted later
 
     def attach_data(self, ds) -> Fit:
         """Record the scores, the preprocessing and the gene annotation of the prepared Dataset
         ``ds`` this fit came from.
 
-        Keeps N × m scores and the D-vectors of ``center`` and ``scale``, never the data
-        matrix.  A covariance Dataset has no samples: nothing is recorded.  Returns self.
+        Keeps N × m scores, the D-vectors of ``center`` and ``scale``, and a reference to ``ds``
+        (``source``, no copy: certifying may adopt a better component, whose scores are then
+        computed from it).  A covariance Dataset has no samples: nothing is recorded.  Returns self.
         """
         if ds.is_covariance:
             return self
+        self.source = ds
         W = self.rotation
         if not W.index.equals(ds.feature_ids):
             raise ValueError("the Dataset's features are not those of the fit")
@@ -396,7 +399,9 @@ class Fit:
             )
         notes.extend(self._status_notes())
         for i, cert in enumerate(self.certificates):
-            notes.append(f"PC{i + 1} {str(cert).splitlines()[0]}")
+            if cert is not None:
+                notes.append(f"PC{i + 1} {str(cert).splitlines()[0]}")
+                notes.extend(f"PC{i + 1}: {remark}" for remark in cert.remarks())
         return Summary(title, self._with_certificate_rows(self.importance()), notes)
 
     def _with_certificate_rows(self, table: pd.DataFrame) -> pd.DataFrame:
