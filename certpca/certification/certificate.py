@@ -295,9 +295,14 @@ def certify_vector(
     stop_when_optimal : bool — stop computing once optimal (default: only for the
         default bound list).
     reuse : {name: Bound}, optional — bounds already computed for this problem and k
-        (for w ≥ 0 only a ``sign_free`` bound of the plain problem): used as they
-        are instead of being computed again, in their place in the list, unless one
-        stopped at a target below this certificate's best bound so far.
+        (for w ≥ 0: bounds of the plain problem): used as they are instead of being
+        computed again, in their place in the list (for w ≥ 0 only the ``sign_free`` ones),
+        unless one stopped at a target below this certificate's best bound so far.
+
+    For w ≥ 0 every other bound that applies to the signed problem is the smaller of its
+    nonnegative and its signed value (``_with_signed``: the signed one from ``reuse``, or
+    computed beside it within the budget), so a nonnegative certificate is never above the
+    signed certificate of the same bounds.
     time_limits : {name: seconds}, optional — time limits of named bounds with a time
         option (at most what the budget leaves them); the others get their share of the
         budget, or their own default.
@@ -345,7 +350,7 @@ def certify_vector(
             if name in first_runs and done[first_runs[name]].params.get("proven"):
                 continue  # its first run settled it
             # a reused bound costs nothing: used even when the budget is spent
-            if reuse and name in reuse and _reusable(reuse[name], upper):
+            if reuse and name in reuse and _reusable(reuse[name], upper) and (spec.sign_free or not nonneg):
                 if probe is not None:
                     continue  # used once, at its own place
                 done.append(reuse[name])
@@ -385,6 +390,9 @@ def certify_vector(
             if not np.isfinite(b.value):
                 skip(name, f"not finite ({b.value}) after mapping back to the original scale")
                 continue
+            if nonneg and not spec.sign_free and probe is None:
+                room = None if budget is None else budget - (time.perf_counter() - t0)
+                b = _with_signed(b, spec, scaled, k, kw, (e, sub), (reuse or {}).get(name), room)
             if name in first_runs:  # the full run after a first one: the better of the two stands
                 i = first_runs[name]
                 done[i] = min(done[i], b, key=lambda x: x.value)
@@ -416,6 +424,29 @@ def certify_vector(
         skipped=skipped,
         better=better,
     )
+
+
+def _with_signed(b: Bound, spec, scaled, k: int, kw: dict, scale: tuple[int, float], given, room) -> Bound:
+    """For w ≥ 0: the smaller of ``b`` and the same bound of the signed problem, valid too since OPT over
+    w ≥ 0 ≤ OPT over all w.  The signed bound is ``given`` (from ``reuse``) or computed now with the same
+    options unless ``room`` (seconds left of the budget; None: no budget) is spent.  Its proof flags are
+    dropped: a proven signed optimum proves nothing for w ≥ 0."""
+    signed = given
+    if signed is None and (room is None or room > 0):
+        if spec.time_option in kw and room is not None:
+            kw = {**kw, spec.time_option: min(float(kw[spec.time_option]), TIME_OPTION_SHARE * room)}
+        try:
+            signed = _scale_back(spec.func(scaled, k, False, **kw), *scale)
+        except (NotApplicable, TooLarge):
+            return b
+    if signed is None or not np.isfinite(signed.value) or signed.value >= b.value:
+        return b
+    params = {**signed.params, "signed_problem": True}
+    for flag in ("proven", "proves_support_optimal"):
+        if flag in params:
+            params[flag] = False
+    validity = f"{signed.validity}; of the signed problem, whose OPT is at least that of w ≥ 0"
+    return Bound(signed.value, b.name, params, b.seconds + signed.seconds, validity)
 
 
 def _reusable(b: Bound, upper: float) -> bool:
