@@ -53,7 +53,7 @@ def fit_components(
     k: int,
     *,
     n_components: int = 1,
-    method: str = "em",
+    method: str = "auto",
     nonneg: bool = False,
     deflation: str = "projection",
     seed: int = 0,
