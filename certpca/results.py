@@ -195,6 +195,10 @@ class Projection:
         return values, pd.RangeIndex(values.shape[0])
 
 
+#: a component adds "more" variance than an earlier one beyond this relative margin (rounding aside)
+ORDER_RTOL = 1e-9
+
+
 @dataclass
 class Fit:
     """Several components of one data set, with variance accounting, as R's prcomp object.
@@ -398,6 +402,8 @@ class Fit:
                 "(beyond the span of earlier components)"
             )
         notes.extend(self._status_notes())
+        if self.order_note():
+            notes.append(str(self.order_note()))
         for i, cert in enumerate(self.certificates):
             if cert is not None:
                 notes.append(f"PC{i + 1} {str(cert).splitlines()[0]}")
@@ -447,6 +453,22 @@ class Fit:
         )
         lines.append(formatted.to_string())
         return "\n".join(lines)
+
+    def order_note(self) -> str | None:
+        """Which components add more variance than an earlier one (None when they decrease).
+
+        Components stay in fitting order (docs/prcomp-and-sklearn.md): each later one is the best on
+        the covariance deflated by, or the features left by, the earlier ones, and its certificate is
+        on that problem, so ordering them by variance as prcomp does would change what they solve."""
+        v = np.asarray(self.additional_variance, dtype=float)
+        up = [j for j in range(1, len(v)) if v[j] > float(np.min(v[:j])) * (1 + ORDER_RTOL)]
+        if not up:
+            return None
+        which = ", ".join(f"PC{j + 1} ({v[j]:.4g})" for j in up)
+        return (
+            f"Order: components are in fitting order, not by variance: {which} add(s) more than an earlier "
+            "component; each later component is the best on the problem the earlier ones left"
+        )
 
     def _status_notes(self) -> list[str]:
         """One line when every component reached k and converged, else one line per component."""

@@ -18,6 +18,7 @@ search found (``Certificate.better``) where the deflation scheme allows it.
 from __future__ import annotations
 
 import time
+import warnings
 
 import numpy as np
 
@@ -112,7 +113,7 @@ def fit_components(
 
     W = np.column_stack([c.weights for c in components])
     extra = {"min_angle": min_angle} if deflation == "quasi" else {}
-    return Fit(
+    fit = Fit(
         components=components,
         additional_variance=additional_variance(problem, W),
         total_variance=problem.trace,
@@ -133,6 +134,9 @@ def fit_components(
         seconds=seconds,
         problem=problem,
     )
+    if fit.order_note():
+        warnings.warn(str(fit.order_note()), stacklevel=2)
+    return fit
 
 
 def certify_fit(
