@@ -97,7 +97,7 @@ def test_the_path_adopts_the_optimum():
 @pytest.mark.parametrize("k, published", [(20, 1.26611e08), (40, 1.32184e08)])
 def test_lrs_fits_return_the_proven_optimum(k, published):
     """The proven optima of lrs at k = 20 and 40 (issue 27; the branch and bound proves them)."""
-    fit = certpca.fit("lrs", k)
+    fit = certpca.fit("lrs", k, method="em")
     assert fit.components[0].variance < published * (1 - 1e-3)  # EM alone stays below
     scores = fit.x.copy()
     cert = certpca.certify(fit, bounds="exact", budget=None)
@@ -108,6 +108,8 @@ def test_lrs_fits_return_the_proven_optimum(k, published):
     x = fit.x["PC1"].to_numpy()
     assert not np.allclose(x, scores["PC1"].to_numpy())
     assert x.var(ddof=1) == pytest.approx(fit.components[0].variance, rel=1e-9)
+    # the default method finds it without help
+    assert certpca.fit("lrs", k).components[0].variance == pytest.approx(published, rel=1e-5)
 
 
 def test_pitprops_pc2_is_the_optimum_of_its_deflated_problem():
