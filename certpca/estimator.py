@@ -75,7 +75,7 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         *,
         k=None,
         nonneg=False,
-        method="auto",
+        method="em",
         deflation="projection",
         restarts=10,
         random_state=None,

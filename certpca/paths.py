@@ -27,7 +27,7 @@ def fit_path(
     problem: Problem,
     ks,
     *,
-    method: str = "auto",
+    method: str = "em",
     nonneg: bool = False,
     seed: int = 0,
     restarts: int = 10,

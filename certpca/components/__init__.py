@@ -54,7 +54,7 @@ def fit_components(
     k: int,
     *,
     n_components: int = 1,
-    method: str = "auto",
+    method: str = "em",
     nonneg: bool = False,
     deflation: str = "projection",
     seed: int = 0,

@@ -44,13 +44,12 @@ def check_method(method: str, nonneg: bool, options: dict | None = None) -> Solv
     if nonneg and not solver.nonneg:
         raise InputError.bad_argument(
             "nonneg",
-            f"cannot be True for method '{method}', which cannot impose nonnegativity; "
-            "use nonneg=False or method='auto'",
+            f"cannot be True for method '{method}', which cannot impose nonnegativity; use nonneg=False or method='em'",
         )
     if not nonneg and not solver.signed:
         raise InputError.bad_argument(
             "nonneg",
-            f"must be True for method '{method}', which finds nonnegative components only; or use method='auto'",
+            f"must be True for method '{method}', which finds nonnegative components only; or use method='em'",
         )
     unknown = set(options or {}) - set(solver.defaults)
     if unknown:

@@ -1,4 +1,4 @@
-"""``auto``, the default method: the best of the registry's strongest solvers, at a few times EM's cost.
+"""``auto``: the best of the registry's strongest solvers, at a few times EM's cost (issue 27's default-to-be).
 
 EM (Sigg & Buhmann 2008) from its own starts, GPower-ℓ0 (Journée et al. 2010) from its
 starts and, up to ``SPANNOGRAM_MAX_DIM`` features, the exact rank-2 spannogram (Asteris et
