@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from . import components, paths, validation
-from .certification import Certificate, certify_components, certify_vector
+from .certification import Certificate, certify_vector
 from .crossval import KChoice
 from .crossval import choose_k as cross_validated_k
 from .data import Dataset, read_annotation, with_annotation
@@ -175,13 +175,17 @@ def certify(
     """Certificate for a Fit's first component, a Component, or a loading vector.
 
     A Fit carries its problem, k and sign constraint: every component is certified on the
-    problem it solved (:func:`certify_components`; ``budget`` is per component) and
+    problem it solved (:func:`~certpca.components.certify_fit`; ``budget`` is per component) and
     ``fit.certificates`` holds them all (None for an all-zero component), so
-    ``fit.summary()`` shows them; the first is returned.  A Component or a vector needs
-    ``problem``; k defaults to its cardinality.
+    ``fit.summary()`` shows them; the first is returned.  A better vector a bound's search
+    found is adopted into the fit (projection and disjoint deflation: later components are
+    fitted again after it; a note in the certificate says so); store the fit in an AnnData
+    (:meth:`Fit.to_anndata`) again afterwards.  A Component or a vector needs ``problem``;
+    k defaults to its cardinality; it is never replaced: a better vector is in
+    ``Certificate.better``.
     """
     if isinstance(obj, Fit):
-        obj.certificates = certify_components(obj, bounds=bounds, budget=budget, tol=tol)
+        components.certify_fit(obj, bounds=bounds, budget=budget, tol=tol)
         first = obj.certificates[0]
         if first is None:
             raise InputError.bad_argument("fit", "has an all-zero first component; there is nothing to certify")

@@ -19,8 +19,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from .certification import certify_components
-from .components import DEFLATIONS, fit_components
+from .components import DEFLATIONS, certify_fit, fit_components
 from .errors import InputError
 from .problem import Problem
 from .validation import check_cardinality, check_choice
@@ -66,7 +65,7 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     certificates_ : one :class:`certpca.Certificate` per component (None without
         ``certify``, or for an all-zero component): the value and a proven upper
         bound on the best value possible on the problem the component solved
-        (:func:`certpca.certification.certify_components`): C deflated by the earlier
+        (:func:`certpca.components.certify_fit`, which adopts a better vector a bound finds): C deflated by the earlier
         components (projection, and quasi and joint read the same way), or C
         restricted to the features they left (disjoint).
     fit_ : the :class:`certpca.Fit`, with its ``summary()``.
@@ -119,14 +118,14 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
             restarts=self.restarts,
             data={"name": "X", "n_samples": X.shape[0], "n_features": d, "preprocessing": {"center": True}},
         )
+        if self.certify:  # first: a better vector found while certifying is adopted (certify_fit)
+            certify_fit(fit, bounds=self.bounds, budget=self.budget)
         W = np.column_stack([c.weights for c in fit.components])
         self.components_ = W.T.copy()
         self.n_components_ = W.shape[1]
         self.n_iter_ = sum(int(c.iterations) for c in fit.components)
         self.explained_variance_ = np.asarray(fit.additional_variance, dtype=float)
         self.explained_variance_ratio_ = np.asarray(fit.pev, dtype=float)
-        if self.certify:
-            fit.certificates = certify_components(fit, bounds=self.bounds, budget=self.budget)
         self.certificates_ = list(fit.certificates) or [None] * self.n_components_
         self.fit_ = fit
         return self

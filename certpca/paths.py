@@ -16,6 +16,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .certification import certify_vector
+from .certification.components import adopted_component
 from .problem import Problem
 from .results import Component
 from .solvers import get, solve
@@ -74,10 +75,19 @@ def path_table(
     problem: Problem, components: list[Component], *, bounds=None, budget: float | None = None, tol: float = 1e-6
 ) -> pd.DataFrame:
     """One row per path point: k, variance, its share of λ1 and of the trace, cardinality,
-    and with ``bounds`` the certificate (upper bound, winning bound, certified fraction)."""
+    and with ``bounds`` the certificate (upper bound, winning bound, certified fraction).
+
+    A better vector a bound's search found while certifying (``Certificate.better``) replaces the
+    point's component in ``components`` and in the row, and ``adopted`` says what found it."""
     lam1, trace = float(problem.eigenvalues()[0]), problem.trace
     rows = []
-    for c in components:
+    for i, c in enumerate(components):
+        cert = None
+        if bounds is not None and c.weights.any():
+            cert = certify_vector(problem, c.weights, c.k, c.nonneg, bounds=bounds, budget=budget, tol=tol)
+            if cert.better is not None:
+                c = components[i] = adopted_component(problem, c, cert.better)
+                cert = cert.adopt()
         row: dict[str, object] = {
             "k": c.k,
             "variance": c.variance,
@@ -86,13 +96,13 @@ def path_table(
             "cardinality": c.cardinality,
             "iterations": c.iterations,
         }
-        if bounds is not None and c.weights.any():
-            cert = certify_vector(problem, c.weights, c.k, c.nonneg, bounds=bounds, budget=budget, tol=tol)
+        if cert is not None:
             row.update(
                 upper_bound=cert.upper_bound,
                 winner=cert.winner,
                 certified=cert.certified_fraction,
                 optimal=cert.optimal,
+                adopted=c.extras.get("adopted", ""),
             )
         rows.append(row)
     return pd.DataFrame(rows)

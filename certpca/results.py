@@ -207,6 +207,10 @@ class Projection:
         return values, pd.RangeIndex(values.shape[0])
 
 
+#: a component adds "more" variance than an earlier one beyond this relative margin (rounding aside)
+ORDER_RTOL = 1e-9
+
+
 @dataclass
 class Fit:
     """Several components of one data set, with variance accounting, as R's prcomp object.
@@ -236,16 +240,19 @@ class Fit:
     scores: pd.DataFrame | None = field(default=None, repr=False)
     projection: Projection | None = field(default=None, repr=False)
     annotation: pd.DataFrame | None = field(default=None, repr=False)  # feature id → symbol, description
+    source: object = field(default=None, repr=False)  # the prepared Dataset, to score a component adopted later
 
     def attach_data(self, ds) -> Fit:
         """Record the scores, the preprocessing and the gene annotation of the prepared Dataset
         ``ds`` this fit came from.
 
-        Keeps N × m scores and the D-vectors of ``center`` and ``scale``, never the data
-        matrix.  A covariance Dataset has no samples: nothing is recorded.  Returns self.
+        Keeps N × m scores, the D-vectors of ``center`` and ``scale``, and a reference to ``ds``
+        (``source``, no copy: certifying may adopt a better component, whose scores are then
+        computed from it).  A covariance Dataset has no samples: nothing is recorded.  Returns self.
         """
         if ds.is_covariance:
             return self
+        self.source = ds
         W = self.rotation
         if not W.index.equals(ds.feature_ids):
             raise ValueError("the Dataset's features are not those of the fit")
@@ -412,8 +419,12 @@ class Fit:
                 "(beyond the span of earlier components)"
             )
         notes.extend(self._status_notes())
+        if self.order_note():
+            notes.append(str(self.order_note()))
         for i, cert in enumerate(self.certificates):
-            notes.append(f"PC{i + 1} {str(cert).splitlines()[0]}")
+            if cert is not None:
+                notes.append(f"PC{i + 1} {str(cert).splitlines()[0]}")
+                notes.extend(f"PC{i + 1}: {remark}" for remark in cert.remarks())
         return Summary(title, self._with_certificate_rows(self.importance()), notes)
 
     def _with_certificate_rows(self, table: pd.DataFrame) -> pd.DataFrame:
@@ -459,6 +470,22 @@ class Fit:
         )
         lines.append(formatted.to_string())
         return "\n".join(lines)
+
+    def order_note(self) -> str | None:
+        """Which components add more variance than an earlier one (None when they decrease).
+
+        Components stay in fitting order (docs/prcomp-and-sklearn.md): each later one is the best on
+        the covariance deflated by, or the features left by, the earlier ones, and its certificate is
+        on that problem, so ordering them by variance as prcomp does would change what they solve."""
+        v = np.asarray(self.additional_variance, dtype=float)
+        up = [j for j in range(1, len(v)) if v[j] > float(np.min(v[:j])) * (1 + ORDER_RTOL)]
+        if not up:
+            return None
+        which = ", ".join(f"PC{j + 1} ({v[j]:.4g})" for j in up)
+        return (
+            f"Order: components are in fitting order, not by variance: {which} add(s) more than an earlier "
+            "component; each later component is the best on the problem the earlier ones left"
+        )
 
     def _status_notes(self) -> list[str]:
         """One line when every component reached k and converged, else one line per component."""

@@ -57,6 +57,7 @@ def test_sparse_components_and_their_certificates():
     assert est.n_iter_ == sum(c.iterations for c in est.fit_.components) > 0  # scikit-learn's n_iter_
     np.testing.assert_allclose(np.linalg.norm(est.components_, axis=1), 1.0)
     fit = certpca.fit(Problem.from_data(X - X.mean(0)), 4, n_components=3, seed=1)
+    certpca.certify(fit)  # as the estimator does: a better vector found while certifying is adopted
     np.testing.assert_allclose(est.components_, fit.rotation.to_numpy().T, atol=1e-12)
     np.testing.assert_allclose(est.explained_variance_, fit.additional_variance, rtol=1e-12)
     # component l is certified on C deflated by the earlier ones, where its value is wᵀC_l w

@@ -20,7 +20,7 @@ The formulas and margin rules are written out in docs/certification.md.
 
 from __future__ import annotations
 
-from certpca.certification.certificate import Certificate, certify_vector, evaluate_bound, recertify
+from certpca.certification.certificate import Better, Certificate, certify_vector, evaluate_bound, recertify
 from certpca.certification.components import certify_components, solved_problems
 from certpca.certification.duals import (
     dabe_bound,
@@ -46,6 +46,7 @@ from certpca.certification.threshold import threshold_bound
 
 __all__ = [
     "REGISTRY",
+    "Better",
     "Bound",
     "BoundSpec",
     "Certificate",

@@ -80,6 +80,42 @@ def _scale_back(b: Bound, e: int, sub: float) -> Bound:
     return Bound(float(np.ldexp(b.value + sub, e)), b.name, params, b.seconds, b.validity)
 
 
+#: a bound's vector is handed over as better only above the certified value by this much (relative)
+BETTER_RTOL = 1e-9
+
+#: what a note calls the bound whose search found a better vector (else "the <name> bound")
+FINDERS = {"exact": "exact search", "pattern": "pattern certificate's support", "spannogram": "spannogram bound"}
+
+
+@dataclass(frozen=True)
+class Better:
+    """A feasible vector a bound's search found, better than the certified one (``Certificate.better``).
+
+    ``weights`` is a unit vector with at most k nonzeros (≥ 0 for a nonnegative certificate) on the
+    certified problem's coordinates; ``value`` its wᵀCw on the original C; ``found_by`` the bound's
+    registry name; ``gain`` = value / certified value − 1.
+    """
+
+    weights: np.ndarray
+    value: float
+    found_by: str
+    gain: float
+
+    @property
+    def finder(self) -> str:
+        return FINDERS.get(self.found_by, f"the {self.found_by} bound")
+
+    def to_dict(self) -> dict:
+        support = np.flatnonzero(self.weights)
+        return {
+            "value": float(self.value),
+            "found_by": self.found_by,
+            "gain": float(self.gain),
+            "support": support.tolist(),
+            "weights": self.weights[support].tolist(),
+        }
+
+
 @dataclass
 class Certificate:
     """A feasible value and the best valid upper bound on OPT(k, nonneg).
@@ -97,6 +133,19 @@ class Certificate:
     nonneg: bool
     tol: float = 1e-6
     skipped: dict = field(default_factory=dict)
+    better: Better | None = None  # a better feasible vector a bound found (not the certified one)
+    notes: list[str] = field(default_factory=list)  # e.g. that the certified vector was adopted from a bound
+
+    def adopt(self) -> Certificate:
+        """The certificate of ``better``'s vector: every bound bounds OPT whatever the vector, so only
+        the value changes; a note says where the vector came from and what it gained."""
+        if self.better is None:
+            raise ValueError("this certificate holds no better vector to adopt")
+        b = self.better
+        note = f"a better vector was found while certifying: +{100 * b.gain:.3g}%, {b.finder}"
+        return replace(
+            self, value=b.value, lower_bound=max(self.lower_bound, b.value), better=None, notes=[*self.notes, note]
+        )
 
     @property
     def certified_fraction(self) -> float:
@@ -136,6 +185,8 @@ class Certificate:
             "nonneg": bool(self.nonneg),
             "bounds": [b.to_dict() for b in self.bounds],
             "skipped": dict(self.skipped),
+            "better": None if self.better is None else self.better.to_dict(),
+            "notes": list(self.notes),
         }
 
     def summary(self) -> Summary:
@@ -156,6 +207,7 @@ class Certificate:
             f"certified {100 * self.certified_fraction:.2f}%, {verdict} (tolerance {self.tol:g})",
             *(f"{name} skipped: {why}" for name, why in self.skipped.items()),
             *(f"{b.name} {STOPPED_NOTE}" for b in ranked if b.params.get("stopped_at_target")),
+            *self.remarks(),
         ]
         kind = "nonnegative " if self.nonneg else ""
         return Summary(
@@ -175,7 +227,19 @@ class Certificate:
             lines.append(f"  {b.name:<11} {b.value:.6g}  ({b.seconds:.2g} s{stopped})")
         for name, why in self.skipped.items():
             lines.append(f"  {name:<11} skipped: {why}")
+        lines.extend(self.remarks())
         return "\n".join(lines)
+
+    def remarks(self) -> list[str]:
+        """The notes, and the better vector a bound found, one line each."""
+        out = list(self.notes)
+        if self.better is not None:
+            b = self.better
+            out.append(
+                f"a better vector exists: value {b.value:.6g} (+{100 * b.gain:.3g}%), found by {b.finder} "
+                "(Certificate.better)"
+            )
+        return out
 
 
 def _validate(problem, w, k, nonneg) -> tuple[np.ndarray, int]:
@@ -231,9 +295,14 @@ def certify_vector(
     stop_when_optimal : bool — stop computing once optimal (default: only for the
         default bound list).
     reuse : {name: Bound}, optional — bounds already computed for this problem and k
-        (for w ≥ 0 only a ``sign_free`` bound of the plain problem): used as they
-        are instead of being computed again, in their place in the list, unless one
-        stopped at a target below this certificate's best bound so far.
+        (for w ≥ 0: bounds of the plain problem): used as they are instead of being
+        computed again, in their place in the list (for w ≥ 0 only the ``sign_free`` ones),
+        unless one stopped at a target below this certificate's best bound so far.
+
+    For w ≥ 0 every other bound that applies to the signed problem is the smaller of its
+    nonnegative and its signed value (``_with_signed``: the signed one from ``reuse``, or
+    computed beside it within the budget), so a nonnegative certificate is never above the
+    signed certificate of the same bounds.
     time_limits : {name: seconds}, optional — time limits of named bounds with a time
         option (at most what the budget leaves them); the others get their share of the
         budget, or their own default.
@@ -257,7 +326,6 @@ def certify_vector(
         stop_when_optimal = not explicit
     names = sorted(names, key=lambda n: REGISTRY[n].cost)
     value = problem.variance(w)
-    lower = value
     shift, e = _rescale_exponents(problem)
     sub = _subnormal_margin(problem)
     t0 = time.perf_counter()
@@ -281,7 +349,7 @@ def certify_vector(
             if name in first_runs and done[first_runs[name]].params.get("proven"):
                 continue  # its first run settled it
             # a reused bound costs nothing: used even when the budget is spent
-            if reuse and name in reuse and _reusable(reuse[name], upper):
+            if reuse and name in reuse and _reusable(reuse[name], upper) and (spec.sign_free or not nonneg):
                 if probe is not None:
                     continue  # used once, at its own place
                 done.append(reuse[name])
@@ -318,6 +386,9 @@ def certify_vector(
                 continue
             if spec.target_option in kw:
                 b.params["target"] = float(upper)
+            if nonneg and not spec.sign_free and probe is None:
+                room = None if budget is None else budget - (time.perf_counter() - t0)
+                b = _with_signed(b, spec, scaled, k, kw, (e, sub), (reuse or {}).get(name), room)
             if name in first_runs:  # the full run after a first one: the better of the two stands
                 i = first_runs[name]
                 done[i] = min(done[i], b, key=lambda x: x.value)
@@ -326,10 +397,9 @@ def certify_vector(
                     first_runs[name] = len(done)
                 done.append(b)
             upper = min(upper, b.value)
-    for b in done:
-        lower = max(lower, _feasible_on_original(problem, b, k, nonneg))
     if not done:
         raise InputError("no bound could be computed: " + "; ".join(f"{n}: {r}" for n, r in skipped.items()))
+    lower, better = _feasible(problem, done, k, nonneg, value, tol)
     win = min(done, key=lambda b: b.value)
     return Certificate(
         value=value,
@@ -341,6 +411,7 @@ def certify_vector(
         nonneg=bool(nonneg),
         tol=tol,
         skipped=skipped,
+        better=better,
     )
 
 
@@ -381,8 +452,31 @@ def recertify(shared: Certificate, problem, w) -> Certificate:
             "shared", f"holds {', '.join(specific)}, which depend on the vector's support; certify w itself"
         )
     value = problem.variance(w)
-    lower = max([value, *(_feasible_on_original(problem, b, k, shared.nonneg) for b in shared.bounds)])
-    return replace(shared, value=value, lower_bound=lower)
+    lower, better = _feasible(problem, shared.bounds, k, shared.nonneg, value, shared.tol)
+    return replace(shared, value=value, lower_bound=lower, better=better, notes=[])
+
+
+def _with_signed(b: Bound, spec, scaled, k: int, kw: dict, scale: tuple[int, float], given, room) -> Bound:
+    """For w ≥ 0: the smaller of ``b`` and the same bound of the signed problem, valid too since OPT over
+    w ≥ 0 ≤ OPT over all w.  The signed bound is ``given`` (from ``reuse``) or computed now with the same
+    options unless ``room`` (seconds left of the budget; None: no budget) is spent.  Its proof flags are
+    dropped: a proven signed optimum proves nothing for w ≥ 0."""
+    signed = given
+    if signed is None and (room is None or room > 0):
+        if spec.time_option in kw and room is not None:
+            kw = {**kw, spec.time_option: min(float(kw[spec.time_option]), TIME_OPTION_SHARE * room)}
+        try:
+            signed = _scale_back(spec.func(scaled, k, False, **kw), *scale)
+        except (NotApplicable, TooLarge):
+            return b
+    if signed is None or not np.isfinite(signed.value) or signed.value >= b.value:
+        return b
+    params = {**signed.params, "signed_problem": True}
+    for flag in ("proven", "proves_support_optimal"):
+        if flag in params:
+            params[flag] = False
+    validity = f"{signed.validity}; of the signed problem, whose OPT is at least that of w ≥ 0"
+    return Bound(signed.value, b.name, params, b.seconds + signed.seconds, validity)
 
 
 def _reusable(b: Bound, upper: float) -> bool:
@@ -405,20 +499,44 @@ def _schedule(names: list[str]) -> list[tuple[str, float | None]]:
     return schedule
 
 
-def _feasible_on_original(problem, b: Bound, k: int, nonneg: bool) -> float:
-    """wᵀCw on the original C of a feasible vector the bound proposes (−inf when none)."""
+def _feasible(problem, bounds, k: int, nonneg: bool, value: float, tol: float) -> tuple[float, Better | None]:
+    """The best feasible value among ``value`` and the bounds' proposed vectors (on the original C), and
+    the best of those vectors when it beats ``value`` by more than the tolerance (and than rounding)."""
+    lower, better = value, None
+    for b in bounds:
+        found, wv = _feasible_vector(problem, b, k, nonneg)
+        lower = max(lower, found)
+        if wv is not None and found - value > max(tol, BETTER_RTOL) * abs(found):
+            if better is None or found > better.value:
+                better = Better(wv, found, b.name, found / value - 1 if value > 0 else np.inf)
+    return lower, better
+
+
+def _feasible_vector(problem, b: Bound, k: int, nonneg: bool) -> tuple[float, np.ndarray | None]:
+    """(wᵀCw on the original C, unit w) of a feasible vector the bound proposes ((−inf, None) when none):
+    its ``weights`` (dense), its ``support_weights`` on its ``support``, or, signed, the top eigenvector
+    of the original C on its ``support``."""
     params = b.params if isinstance(b.params, dict) else {}
     wv = params.get("weights")
-    if wv is None and not nonneg and params.get("support") is not None:
-        S = np.asarray(params["support"], dtype=np.intp)
-        if 0 < len(S) <= k:
+    S = params.get("support")
+    if wv is None and S is not None and 0 < len(S) <= k:
+        S = np.asarray(S, dtype=np.intp)
+        if params.get("support_weights") is not None:
+            wv = np.zeros(problem.dim)
+            wv[S] = params["support_weights"]
+        elif not nonneg:
             wv = np.zeros(problem.dim)
             wv[S] = np.linalg.eigh(problem.submatrix(S))[1][:, -1]
     if wv is None:
-        return -np.inf
+        return -np.inf, None
     wv = np.asarray(wv, dtype=float)
     n = float(np.linalg.norm(wv))
-    if not np.isfinite(n) or n == 0 or np.count_nonzero(wv) > k or (nonneg and np.any(wv < 0)):
-        return -np.inf
-    v = problem.variance(wv / n)
-    return v if np.isfinite(v) else -np.inf
+    if wv.shape != (problem.dim,) or not np.isfinite(n) or n == 0 or np.count_nonzero(wv) > k:
+        return -np.inf, None
+    if nonneg and np.any(wv < 0):
+        if np.any(wv > 0):
+            return -np.inf, None
+        wv = -wv  # an all-nonpositive vector is a nonnegative one with its sign flipped
+    wv = wv / n
+    v = problem.variance(wv)
+    return (v, wv) if np.isfinite(v) else (-np.inf, None)

@@ -15,11 +15,14 @@ has more than PC2's value / 0.97.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
-from certpca.certification.certificate import Certificate, certify_vector
+from certpca.certification.certificate import Better, Certificate, certify_vector
 from certpca.problem import Problem
-from certpca.results import Fit
+from certpca.results import Component, Fit
+from certpca.solvers.base import as_loadings, fix_sign, reach_of
 
 
 def solved_problems(fit: Fit) -> list[tuple[Problem, np.ndarray]]:
@@ -52,6 +55,7 @@ def certify_components(
     budget: float | None = None,
     tol: float = 1e-6,
     start: int = 0,
+    stop: int | None = None,
     time_limits: dict[str, float] | None = None,
 ) -> list[Certificate | None]:
     """One certificate per component (None for a component with no nonzero loading), each from
@@ -59,11 +63,12 @@ def certify_components(
 
     ``bounds``, ``budget``, ``tol`` and ``time_limits`` as for ``certify_vector``; k is the component's k,
     capped by the features left.  ``start`` skips the first components (whose certificates the caller
-    already holds); the list then begins with component ``start`` + 1.
+    already holds); the list then begins with component ``start`` + 1.  ``stop`` ends it before
+    component ``stop`` + 1.
     """
     nonneg = bool(fit.options.get("nonneg", fit.components[0].nonneg))
     certificates: list[Certificate | None] = []
-    for comp, (problem, features) in list(zip(fit.components, solved_problems(fit)))[start:]:
+    for comp, (problem, features) in list(zip(fit.components, solved_problems(fit)))[start:stop]:
         w = comp.weights[features]
         if not w.any():
             certificates.append(None)
@@ -83,4 +88,20 @@ def certify_components(
     return certificates
 
 
-__all__ = ["certify_components", "solved_problems"]
+def adopted_component(problem: Problem, comp: Component, better: Better, features=None) -> Component:
+    """``comp`` with the vector of ``better`` (on the coordinates ``features`` of ``problem``, all by
+    default): its loadings, variance on ``problem`` and reach; ``extras["adopted"]`` says what found it."""
+    w = np.zeros(problem.dim)
+    w[slice(None) if features is None else features] = better.weights
+    w = fix_sign(w, comp.nonneg)
+    reach, reason = reach_of(problem, w, comp.k, comp.nonneg)
+    return dataclasses.replace(
+        comp,
+        loadings=as_loadings(problem, w),
+        variance=problem.variance(w),
+        extras={**comp.extras, "adopted": f"found by {better.finder}, +{100 * better.gain:.3g}%"},
+        status=dataclasses.replace(comp.status, reach=reach, reach_reason=reason),
+    )
+
+
+__all__ = ["adopted_component", "certify_components", "solved_problems"]

@@ -28,6 +28,7 @@ from certpca.certification.numerics import (
     safe,
     spectrum_margin,
     timed,
+    vector_params,
 )
 from certpca.certification.spec import ASTERIS, COST_SEARCH, PDK, BoundSpec
 from certpca.certification.spectral import gershgorin_bound, lambda1_bound
@@ -95,6 +96,7 @@ def spannogram_bound(
             "method": str(res.method),
             "epsilon": eps_net,
             "feasible_value": float(res.value),
+            **vector_params(res.weights),
         },
         0.0,
         "OPT_d (/(1−ε)² for a net) + λmax(C − Â_d) (recomputed, Weyl margin) + rel 1e-10",
@@ -201,6 +203,7 @@ def split_bound(problem, k, nonneg=False, *, d: int = 2, inner: tuple = ("dabe",
             "opt_d": float(top.opt_d),
             "residual_bounds": inner_bounds,
             "feasible_value": float(problem.variance(top.weights)),
+            **vector_params(top.weights),
             "delta": delta,
             "e": e,
             "shift": shift,

@@ -90,6 +90,14 @@ class Bound:
         }
 
 
+def vector_params(w: np.ndarray) -> dict:
+    """A feasible vector a bound found, for its params: ``support`` and ``support_weights`` (the values
+    there), which :func:`~certpca.certification.certificate.certify_vector` offers as ``Certificate.better``
+    when it beats the certified vector."""
+    support = np.flatnonzero(w)
+    return {"support": support.tolist(), "support_weights": np.asarray(w, dtype=float)[support].tolist()}
+
+
 def gamma(n: int) -> float:
     """Higham's γ_n = n·eps/(1 − n·eps) (Accuracy and Stability, §3.1), with n + GAMMA_EXTRA."""
     ne = (n + GAMMA_EXTRA) * EPS

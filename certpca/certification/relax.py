@@ -32,6 +32,7 @@ from certpca.certification.numerics import (
     check_k,
     dense_matrix,
     minimize_1d,
+    vector_params,
 )
 from certpca.certification.spec import COST_SDP, DSPCA, BoundSpec
 
@@ -173,7 +174,7 @@ def dnn_sdp_bound(
         if v < best:
             best, rho_best = v, r
     # the primal proposes a feasible point too: positive part of X's top eigenvector, top k
-    feas = None
+    feas, found = None, {}
     if X.value is not None:
         vx = np.linalg.eigh(X.value)[1][:, -1]
         vx = vx if vx.sum() >= 0 else -vx
@@ -182,7 +183,7 @@ def dnn_sdp_bound(
         w[idx] = np.maximum(vx[idx], 0)
         if np.linalg.norm(w) > 0:
             w /= np.linalg.norm(w)
-            feas = problem.variance(w)
+            feas, found = problem.variance(w), vector_params(w)
     return Bound(
         best,
         "dnn_sdp",
@@ -194,6 +195,7 @@ def dnn_sdp_bound(
             "rho": rho_best,
             "rho_solver": rho,
             "feasible_value": feas,
+            **found,
         },
         time.perf_counter() - t0,
         "repaired solver dual (ρ≥0, N≥0) evaluated in numpy: kρ + λ̂max(C−ρ11ᵀ+N) + Weyl margin + rel 1e-10",

@@ -10,16 +10,23 @@
   (:mod:`.quasi`).
 - ``joint``: any solver with the ``joint`` capability fits L components at once
   through :meth:`~certpca.solvers.base.Solver.fit_joint` (:mod:`.joint`).
+
+:func:`certify_fit` certifies every component and adopts a better vector a bound's
+search found (``Certificate.better``) where the deflation scheme allows it.
 """
 
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
+from ..certification import Certificate, certify_components
+from ..certification.certificate import Better
+from ..certification.components import adopted_component
 from ..errors import InputError
 from ..problem import Problem
 from ..results import Fit
@@ -36,6 +43,11 @@ from .quasi import quasi_components
 from .sequential import sequential_components
 
 DEFLATIONS = ("projection", "disjoint", "quasi", "joint")
+#: the schemes whose components are fitted one after another, so that one can be replaced and the
+#: later ones fitted again after it (:func:`certify_fit`)
+SEQUENTIAL = ("projection", "disjoint")
+#: what ``Fit.options`` holds besides the method's own options
+FIT_OPTIONS = ("method", "k", "nonneg", "n_components", "deflation", "seed", "restarts", "renormalize", "min_angle")
 #: the Fit keeps at least this many leading eigenvalues for the summary's scree
 N_EIGENVALUES = 10
 
@@ -111,7 +123,7 @@ def fit_components(
 
     W = np.column_stack([c.weights for c in components])
     extra = {"min_angle": min_angle} if deflation == "quasi" else {}
-    return Fit(
+    fit = Fit(
         components=components,
         additional_variance=additional_variance(problem, W),
         total_variance=problem.trace,
@@ -132,6 +144,73 @@ def fit_components(
         seconds=seconds,
         problem=problem,
     )
+    if fit.order_note():
+        warnings.warn(str(fit.order_note()), stacklevel=2)
+    return fit
+
+
+def certify_fit(
+    fit: Fit,
+    *,
+    bounds=None,
+    budget: float | None = None,
+    tol: float = 1e-6,
+    time_limits: dict[str, float] | None = None,
+) -> list[Certificate | None]:
+    """Certify every component on the problem it solved (:func:`certify_components`), adopting
+    what certification finds; ``fit.certificates`` holds the list, which is returned.
+
+    When a bound's search holds a vector better than component j (``Certificate.better``: the
+    exact search's optimum, the spannogram's vector, ...), a sequential fit (``projection`` or
+    ``disjoint``) takes it as component j, fits every later component again after it (their
+    problems depend on it: the deflated C, or the features left) with the fit's own method,
+    seed and options, and certifies them in turn; the adopted component's certificate has the
+    same bounds (they bound OPT whatever the vector) and a note ("a better vector was found
+    while certifying: +0.89%, exact search").  Scores and additional variances follow.  A
+    ``quasi`` or ``joint`` fit is left as it is (an adopted vector would break its angle
+    constraint or its joint objective): the certificate keeps the vector in ``better``.
+    """
+    adopt = fit.options.get("deflation", "projection") in SEQUENTIAL
+    certificates: list[Certificate | None] = []
+    for j in range(len(fit.components)):
+        (cert,) = certify_components(
+            fit, bounds=bounds, budget=budget, tol=tol, start=j, stop=j + 1, time_limits=time_limits
+        )
+        if adopt and cert is not None and cert.better is not None:
+            _adopt(fit, j, cert.better)
+            cert = cert.adopt()
+        certificates.append(cert)
+    fit.certificates = certificates
+    return certificates
+
+
+def _adopt(fit: Fit, j: int, better: Better) -> None:
+    """Component j of ``fit`` replaced by ``better`` (on the coordinates of the problem it solved), the
+    later components fitted again after it, the additional variances and scores recomputed."""
+    problem = fit.problem
+    assert isinstance(problem, Problem)
+    o = fit.options
+    disjoint = o.get("deflation") == "disjoint"
+    free = np.arange(problem.dim)
+    for comp in fit.components[:j] if disjoint else ():
+        free = free[comp.weights[free] == 0]
+    adopted = adopted_component(problem, fit.components[j], better, free)
+    nonneg = bool(o["nonneg"])
+    fit.components = sequential_components(
+        problem,
+        [c.k for c in fit.components],
+        method=o["method"],
+        nonneg=nonneg,
+        disjoint=disjoint,
+        rng=check_random_state(o.get("seed", 0), "seed"),
+        restarts=int(o.get("restarts", 10)),
+        renormalize=bool(o.get("renormalize", True)),
+        options={n: v for n, v in o.items() if n not in FIT_OPTIONS},
+        fixed=[*fit.components[:j], adopted],
+    )
+    fit.additional_variance = additional_variance(problem, np.column_stack([c.weights for c in fit.components]))
+    if fit.source is not None:
+        fit.attach_data(fit.source)
 
 
 def _cardinalities(k, n_components: int | None, dim: int) -> list[int]:
@@ -162,4 +241,4 @@ def additional_variance(problem: Problem, W: np.ndarray, *, rtol: float = 1e-10)
     return added
 
 
-__all__ = ["DEFLATIONS", "additional_variance", "fit_components"]
+__all__ = ["DEFLATIONS", "additional_variance", "certify_fit", "fit_components"]

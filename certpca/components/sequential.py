@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -25,9 +26,13 @@ def sequential_components(
     restarts: int,
     renormalize: bool,
     options: dict,
+    fixed: Sequence[Component] = (),
 ) -> list[Component]:
     """One component per cardinality in ``ks``, each by :func:`~certpca.solvers.solve` on the deflated
     problem (eq. 18) or, ``disjoint``, on the features no earlier component used (eq. 19).
+
+    ``fixed`` are the first components, kept as they are (deflated by, their features used): the
+    rest are fitted after them (a component adopted from a certificate, :mod:`.adopt`).
 
     Disjoint components stop early, with a warning, once every feature is used; a
     component that finds fewer than k features left gets reach ``unreachable``.
@@ -36,6 +41,14 @@ def sequential_components(
     current = problem
     free = np.arange(problem.dim)  # features still available (disjoint scheme)
     for i, k in enumerate(ks):
+        if i < len(fixed):
+            w = fixed[i].weights
+            if disjoint:
+                free = free[w[free] == 0]
+            elif i + 1 < len(ks):
+                current = current.deflate(w)
+            components.append(fixed[i])
+            continue
         if disjoint:
             if free.size == 0:
                 warnings.warn(

@@ -16,6 +16,7 @@ from ..problem import Problem
 from ..results import Component
 from ..status import Convergence, Reach, Status
 from ..validation import check_cardinality, check_int, check_random_state
+from .auto import Auto
 from .base import Run, Solver, as_loadings, fix_sign, reach_of, top_k
 from .baselines import PCA, Threshold
 from .em import EM
@@ -25,7 +26,7 @@ from .renormalize import renormalize
 from .spannogram import Spannogram
 
 REGISTRY: dict[str, Solver] = {
-    s.name: s for s in (EM(), Threshold(), PCA(), GPowerL1(), GPowerL0(), NSPCA(), Spannogram())
+    s.name: s for s in (Auto(), EM(), Threshold(), PCA(), GPowerL1(), GPowerL0(), NSPCA(), Spannogram())
 }
 
 
@@ -47,7 +48,8 @@ def check_method(method: str, nonneg: bool, options: dict | None = None) -> Solv
         )
     if not nonneg and not solver.signed:
         raise InputError.bad_argument(
-            "nonneg", f"must be True for method '{method}', which finds nonnegative components only; or use method='em'"
+            "nonneg",
+            f"must be True for method '{method}', which finds nonnegative components only; or use method='em'",
         )
     unknown = set(options or {}) - set(solver.defaults)
     if unknown:

@@ -1,0 +1,57 @@
+"""The nonnegative certificate is at most the signed one (issue 27, part 4): every signed bound is a bound
+for w ≥ 0 too, and the nonnegative certificate takes the smaller of the two, by rule."""
+
+import numpy as np
+
+import certpca
+from certpca.certification import certify_vector
+from certpca.problem import Problem
+from tests.brute import brute_force, random_psd
+
+DETERMINISTIC = "trace,lambda1,gershgorin,dabe,pattern,spannogram,split,threshold,dspca,exact"
+
+
+def test_nonneg_bounds_are_valid_and_below_the_signed_ones():
+    taken = 0
+    for seed, family in ((s, f) for s in range(5) for f in ("wishart", "spiked", "lowrank")):
+        C = random_psd(np.random.default_rng(seed), 9, family)
+        P = Problem.from_covariance(C)
+        opt_nonneg, w = brute_force(C, 3, nonneg=True)
+        signed = certify_vector(P, w, 3, False, bounds=DETERMINISTIC)
+        nonneg = certify_vector(P, w, 3, True, bounds=DETERMINISTIC)
+        assert nonneg.upper_bound >= opt_nonneg * (1 - 1e-12)  # valid against brute force
+        assert nonneg.upper_bound <= signed.upper_bound
+        by_name = {b.name: b.value for b in signed.bounds}
+        for b in nonneg.bounds:
+            assert b.value >= opt_nonneg * (1 - 1e-12)
+            if b.name in by_name:
+                assert b.value <= by_name[b.name]
+            if b.params.get("signed_problem"):
+                taken += 1
+                assert b.value == by_name[b.name] and not b.params.get("proven")
+    assert taken > 0  # some nonnegative bound was above its signed twin and was replaced
+
+
+def test_a_signed_exact_proof_does_not_stop_the_nonneg_certificate():
+    C = random_psd(np.random.default_rng(3), 9, "wishart")
+    P = Problem.from_covariance(C)
+    opt_nonneg, w = brute_force(C, 3, nonneg=True)
+    reuse = {b.name: b for b in certify_vector(P, w, 3, False, bounds="lambda1,exact").bounds}
+    cert = certify_vector(P, w, 3, True, bounds="lambda1,exact", reuse=reuse)
+    assert cert.upper_bound >= opt_nonneg * (1 - 1e-12)
+    assert cert.optimal == (cert.upper_bound - opt_nonneg <= 1e-6 * cert.upper_bound)
+
+
+def test_khan_k50_nonneg_certificate_is_at_most_the_signed_one():
+    ds = certpca.load("khan")
+    P = ds.problem()
+    w = certpca.fit(ds, 50, nonneg=True).components[0].weights
+    cheap = "trace,lambda1,gershgorin,dabe,pattern,split,spannogram"
+    signed = certify_vector(P, w, 50, False, bounds=cheap)
+    nonneg = certify_vector(P, w, 50, True, bounds=cheap)
+    assert nonneg.upper_bound <= signed.upper_bound
+    # with the signed certificate's bounds handed over (as the report does), also for the time-limited SDP
+    signed = certify_vector(P, w, 50, False, bounds=cheap + ",dabe_sdp", time_limits={"dabe_sdp": 5.0})
+    reuse = {b.name: b for b in signed.bounds}
+    nonneg = certify_vector(P, w, 50, True, bounds=cheap + ",dabe_sdp", time_limits={"dabe_sdp": 5.0}, reuse=reuse)
+    assert nonneg.upper_bound <= signed.upper_bound
