@@ -25,7 +25,7 @@ LAYERS: list[tuple[str, ...]] = [
         "certpca.text",
     ),
     ("certpca.problem", "certpca.sparse_factor", "certpca.dask_factor"),
-    ("certpca.results", "certpca.data", "certpca.datasets"),
+    ("certpca.results", "certpca.summary", "certpca.data", "certpca.datasets"),
     ("certpca.io",),
     ("certpca.solvers",),
     ("certpca.certification",),

@@ -27,7 +27,7 @@ from certpca.certification.numerics import Bound, NotApplicable
 from certpca.certification.registry import REGISTRY, default_bounds, parse_bounds
 from certpca.certification.spec import COST_SDP
 from certpca.errors import InputError, TooLarge
-from certpca.results import Summary
+from certpca.summary import Summary
 from certpca.validation import check_cardinality, check_float
 
 #: seconds for the default bound list when no budget is given: no new bound starts after
