@@ -19,13 +19,14 @@ from ..validation import check_cardinality, check_int, check_random_state
 from .base import Run, Solver, as_loadings, fix_sign, reach_of, top_k
 from .baselines import PCA, Threshold
 from .em import EM
+from .exact import Exact
 from .gpower import GPowerL0, GPowerL1
 from .nspca import NSPCA
 from .renormalize import renormalize
 from .spannogram import Spannogram
 
 REGISTRY: dict[str, Solver] = {
-    s.name: s for s in (EM(), Threshold(), PCA(), GPowerL1(), GPowerL0(), NSPCA(), Spannogram())
+    s.name: s for s in (EM(), Threshold(), PCA(), GPowerL1(), GPowerL0(), NSPCA(), Spannogram(), Exact())
 }
 
 
