@@ -156,6 +156,7 @@ class Certificate:
             f"certified {100 * self.certified_fraction:.2f}%, {verdict} (tolerance {self.tol:g})",
             *(f"{name} skipped: {why}" for name, why in self.skipped.items()),
             *(f"{b.name} {STOPPED_NOTE}" for b in ranked if b.params.get("stopped_at_target")),
+            *(f"{b.name}: {_survivors(b)}" for b in ranked if "survivors" in b.params),
         ]
         kind = "nonnegative " if self.nonneg else ""
         return Summary(
@@ -172,10 +173,16 @@ class Certificate:
         lines = [head]
         for b in sorted(self.bounds, key=lambda b: b.value):
             stopped = f"; {STOPPED_NOTE}" if b.params.get("stopped_at_target") else ""
+            stopped += f"; {_survivors(b)}" if "survivors" in b.params else ""
             lines.append(f"  {b.name:<11} {b.value:.6g}  ({b.seconds:.2g} s{stopped})")
         for name, why in self.skipped.items():
             lines.append(f"  {name:<11} skipped: {why}")
         return "\n".join(lines)
+
+
+def _survivors(b: Bound) -> str:
+    """What screening left (certification/screening.py): '27 of 361 features left, 39 nodes'."""
+    return f"{b.params['survivors']} of {b.params['features']} features left, {b.params.get('nodes', 0)} nodes"
 
 
 def _validate(problem, w, k, nonneg) -> tuple[np.ndarray, int]:
