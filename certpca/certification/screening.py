@@ -178,14 +178,16 @@ def screening_bound(
 
 
 def screening_seconds(problem, k) -> float:
-    """Estimated seconds of one pass of Gershgorin tests, D matrices of D² entries formed and partitioned
-    (about 30 operations each: CBCL, D = 361, 0.6 s a pass here): a budget that cannot afford one is not
-    spent on screening."""
+    """Estimated seconds of one pass of Gershgorin tests, the least screening needs to remove anything:
+    D matrices of D² entries gathered, formed and partitioned, ``SCREEN_OPS`` operations each at
+    ``FLOP_RATE``.  Screening stops at any feature, but a budget that cannot afford one pass is better
+    spent on the other bounds: khan (D = 2308) is left to them, CBCL (D = 361) and pbmc (D = 765) are not."""
     return SCREEN_OPS * problem.dim**3 / FLOP_RATE
 
 
-#: operations per entry of M in a Gershgorin test (gather, outer product, partition), for the estimate
-SCREEN_OPS = 30
+#: operations per entry of M in a Gershgorin test, for the estimate (1400 measured per entry at D = 361
+#: to 1500 on the 2-core bench machine at load average 7.8, about a quarter of that quiet)
+SCREEN_OPS = 400
 
 # Before the semidefinite programs (cost class of a search): where it proves the optimum they are not
 # needed (CBCL k = 10: 13 s), and where it removes nothing it stops after a pass and FUTILE_TESTS tests.
