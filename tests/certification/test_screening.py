@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from certpca.certification import certify_vector
-from certpca.certification.screening import screen, screening_bound
+from certpca.certification.screening import quick_pass, screen, screening_bound
 from certpca.problem import Problem
 from certpca.solvers.exact import exact, schur_prunes
 from tests.brute import brute_force, random_psd
@@ -60,10 +60,10 @@ PROBLEMS = list(_problems(240, 20261126))
 
 
 def test_a_removed_feature_is_in_no_support_above_the_level():
-    """The lemma, feature by feature: at levels just below (1 − 1e-7) and well below the best value over
-    supports containing i, and at OPT's fractions, a removal must never happen where such a support is
-    above the level (zero tolerance); and removals do happen (the test can fail)."""
-    wrong, removed, tests = [], 0, 0
+    """The lemma, feature by feature, for the node Schur test and the quick O(D) test: at levels just below
+    (1 − 1e-7) and well below the best value over supports containing i, and at OPT's fractions, a removal
+    must never happen where such a support is above the level (zero tolerance); and removals do happen."""
+    wrong, removed, quick, tests = [], 0, 0, 0
     for fam, nonneg, D, k, C in PROBLEMS:
         opt = brute_force(C, k, nonneg)[0]
         for i in range(D):
@@ -78,8 +78,12 @@ def test_a_removed_feature_is_in_no_support_above_the_level():
                     removed += 1
                     if best_i > level:
                         wrong.append((fam, nonneg, D, k, i, level, best_i))
+                if i not in quick_pass(C, list(range(D)), k, level):
+                    quick += 1
+                    if best_i > level:
+                        wrong.append(("quick", fam, nonneg, D, k, i, level, best_i))
     assert not wrong, wrong[:5]
-    assert removed > tests // 10, (removed, tests)
+    assert removed > tests // 10 and quick > tests // 20, (removed, quick, tests)
 
 
 def test_screening_below_opt_keeps_every_optimal_support():
