@@ -24,7 +24,7 @@ LAYERS: list[tuple[str, ...]] = [
         "certpca.validation",
         "certpca.text",
     ),
-    ("certpca.problem", "certpca.sparse_factor", "certpca.dask_factor"),
+    ("certpca.problem", "certpca.sparse_factor", "certpca.dask_factor", "certpca.margins"),
     ("certpca.results", "certpca.summary", "certpca.data", "certpca.datasets"),
     ("certpca.io",),
     ("certpca.solvers",),

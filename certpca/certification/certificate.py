@@ -208,6 +208,7 @@ class Certificate:
             *(f"{name} skipped: {why}" for name, why in self.skipped.items()),
             *(f"{b.name} {STOPPED_NOTE}" for b in ranked if b.params.get("stopped_at_target")),
             *self.remarks(),
+            *(f"{b.name}: {_survivors(b)}" for b in ranked if "survivors" in b.params),
         ]
         kind = "nonnegative " if self.nonneg else ""
         return Summary(
@@ -224,6 +225,7 @@ class Certificate:
         lines = [head]
         for b in sorted(self.bounds, key=lambda b: b.value):
             stopped = f"; {STOPPED_NOTE}" if b.params.get("stopped_at_target") else ""
+            stopped += f"; {_survivors(b)}" if "survivors" in b.params else ""
             lines.append(f"  {b.name:<11} {b.value:.6g}  ({b.seconds:.2g} s{stopped})")
         for name, why in self.skipped.items():
             lines.append(f"  {name:<11} skipped: {why}")
@@ -240,6 +242,11 @@ class Certificate:
                 "(Certificate.better)"
             )
         return out
+
+
+def _survivors(b: Bound) -> str:
+    """What screening left (certification/screening.py): '27 of 361 features left, 39 nodes'."""
+    return f"{b.params['survivors']} of {b.params['features']} features left, {b.params.get('nodes', 0)} nodes"
 
 
 def _validate(problem, w, k, nonneg) -> tuple[np.ndarray, int]:

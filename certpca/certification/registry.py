@@ -7,7 +7,7 @@ beside its bound's code and carries its cost class, description and citation.
 
 from __future__ import annotations
 
-from certpca.certification import duals, exact, lowrank, relax, sdp_sample, spectral, threshold
+from certpca.certification import duals, exact, lowrank, relax, screening, sdp_sample, spectral, threshold
 from certpca.certification.spec import BoundSpec
 from certpca.errors import InputError
 
@@ -20,6 +20,7 @@ REGISTRY: dict[str, BoundSpec] = {
             *duals.SPECS,
             *lowrank.SPECS,
             *threshold.SPECS,
+            *screening.SPECS,
             *relax.SPECS,
             *sdp_sample.SPECS,
             *exact.SPECS,

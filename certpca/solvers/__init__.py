@@ -20,13 +20,14 @@ from .auto import Auto
 from .base import Run, Solver, as_loadings, fix_sign, reach_of, top_k
 from .baselines import PCA, Threshold
 from .em import EM
+from .exact import Exact
 from .gpower import GPowerL0, GPowerL1
 from .nspca import NSPCA
 from .renormalize import renormalize
 from .spannogram import Spannogram
 
 REGISTRY: dict[str, Solver] = {
-    s.name: s for s in (Auto(), EM(), Threshold(), PCA(), GPowerL1(), GPowerL0(), NSPCA(), Spannogram())
+    s.name: s for s in (Auto(), EM(), Threshold(), PCA(), GPowerL1(), GPowerL0(), NSPCA(), Spannogram(), Exact())
 }
 
 

@@ -5,8 +5,8 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from certpca.certification.exact import _rank2_node_bound, _schur_prunes, _top_eig, exact
 from certpca.problem import Problem
+from certpca.solvers.exact import exact, rank2_node_bound, schur_prunes, top_eigs
 from tests.brute import brute_force, random_psd
 
 FAMILIES = ["wishart", "spiked", "lowrank", "posfactor"]
@@ -102,9 +102,9 @@ def test_node_bounds_never_below_the_node_optimum(nonneg):
         A = C[np.ix_(perm, perm)]
         I, R = list(range(m)), list(range(m, D))
         opt = _node_opt(A, I, R, t, nonneg)
-        assert _rank2_node_bound(A, m, m + t, nonneg, -np.inf, _top_eig(A)) >= opt
+        assert rank2_node_bound(A, m, m + t, nonneg, -np.inf, top_eigs(A)) >= opt
         for level in (opt * (1 - 1e-9), opt * (1 - 1e-3), opt * (1 + 1e-3)):
-            if _schur_prunes(A, m, t, level, nonneg):
+            if schur_prunes(A, m, t, level, nonneg):
                 assert level >= opt, (i, m, t, level, opt)
                 checked += 1
     assert checked > 0

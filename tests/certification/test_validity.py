@@ -23,6 +23,7 @@ from certpca.certification import (
     trace_bound,
 )
 from certpca.certification.exact import exact
+from certpca.certification.screening import screening_bound
 from certpca.problem import Problem
 from tests.brute import brute_force, random_psd
 
@@ -39,6 +40,7 @@ CHEAP = [
     spannogram_bound,
     split_bound,
     threshold_bound,
+    screening_bound,
 ]
 
 

@@ -1,0 +1,439 @@
+"""Exact OPT(k, nonneg) for small D by best-first branch and bound over supports, and the solver ``exact``.
+
+Sparse (Moghaddam, Weiss & Avidan 2006): OPT = max_{|S| = k} λmax(C_SS).
+Nonnegative: the maximiser lies in the relative interior of a face S of the
+orthant (|S| ≤ k), where stationarity of wᵀCw − λ(wᵀw − 1) restricted to the
+face makes it a strictly positive eigenvector of C_SS; so
+OPT⁺ = max over |S| ≤ k of the eigenvalues of C_SS with a positive eigenvector.
+
+A node (I, R) stands for the supports S with I ⊆ S ⊆ T = I ∪ R; it branches on
+the feature j of R with the largest top-eigenvector entry of C_TT (include j /
+exclude j).  Nodes are expanded best bound first, and
+a node is pruned when a valid upper bound over its supports is ≤ the
+incumbent·(1 + rtol) + eigen margin.  Node bounds, cheapest first, each with its
+floating-point margin included (certpca/margins.py; docs/certification.md §1, §6), stopping at the
+first that prunes:
+
+* λmax(C_TT) (interlacing) + Weyl margin 8·n·eps·‖C_TT‖_F, and the k-sparse
+  Gershgorin row bound (+ 4·n·eps relative); for w ≥ 0 also both on (C₊)_TT (Perron);
+* the shifted rank-2 split of C_TT (as in threshold.py's refinement; Asteris
+  et al. 2014, Thm. 1): OPT(Â) + λmax(C_TT − Â) with Â = Σ_{j≤2}(λ_j − λ_3)v_jv_jᵀ,
+  OPT(Â) over the supports that contain I (:func:`rank2_node_bound`); for w ≥ 0 also
+  the same split of (C₊)_TT;
+* at the incumbent level L, the Schur complement of C_II: a (k − |I|)-sparse bound
+  on M = C_RR + C_RI(L·I − C_II)⁻¹C_IR that is ≤ L proves λmax(C_SS) ≤ L for every
+  support of the node (:func:`schur_prunes`).
+
+Proof: every support is evaluated, in a pruned subtree, or in a node still
+queued, so OPT ≤ max(evaluated λ̂ + margin, pruned and queued node bounds): the
+``upper_bound`` returned (after :func:`safe`), also when a node or time limit
+stops the search.  ``value`` is wᵀCw of a feasible w; the incumbent starts from
+the best of greedy forward selection, the rank-2 spannogram and EM (:func:`incumbents`),
+or of the vectors a caller passes.  With ``features`` F the root is F instead of every feature:
+the proof then covers the supports inside F (what screening leaves, certification/screening.py).  For nonneg
+the proof assumes eigenvectors are computed with the right signs for entries of
+size > 1e-9 (true unless an eigenvalue of some C_SS is nearly repeated).
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import numpy as np
+import scipy.linalg
+
+from ..errors import InputError
+from ..margins import EPS, MARGIN_SLACK, gamma, gershgorin_columns, lmax_upper, safe, shifted_rank2, weyl_margin
+from ..problem import Problem
+from ..status import Convergence
+from ..validation import check_cardinality, check_float, check_int
+from .base import Run, Solver
+from .em import EM
+from .renormalize import renormalize
+from .spannogram import spannogram
+
+#: hard limit on the features the search starts from (its nodes form dense |T| × |T| eigenproblems)
+MAX_DIM = 400
+
+#: an eigenvector entry ≥ −this counts as nonnegative (the sign assumption in the proof above)
+SIGN_TOL = 1e-9
+
+#: roundings per row sum of the node Gershgorin bound, per term
+GERSH_ROUNDINGS = 4
+
+#: relative slack on the rank-2 value (cosines of rounded angles), as threshold.OPT_D_SLACK
+RANK2_SLACK = 1e-9
+
+#: the rank-2 bound's arcs: initial number on the circle, halvings, most arcs kept per level
+ARCS = 64
+ARC_LEVELS = 16
+ARC_MAX = 4096
+
+#: arcs whose bound is within this relative tolerance of the best midpoint value are not refined
+ARC_RTOL = 1e-4
+
+
+@dataclass
+class ExactResult:
+    """Outcome of :func:`exact`: the optimum found and a safe upper bound proving it."""
+
+    value: float  # wᵀCw of ``weights`` (feasible)
+    weights: np.ndarray  # optimal unit vector (D,)
+    support: list
+    upper_bound: float  # safe upper bound on OPT from the search
+    proven: bool  # search finished (upper_bound valid for OPT and ≈ value)
+    nodes: int
+    seconds: float
+    k: int
+    nonneg: bool
+    info: dict = field(default_factory=dict)
+
+
+def sparse_gershgorin(A: np.ndarray, k: int, positive: bool) -> float:
+    """The k-sparse Gershgorin bound of the square block A, with GERSH_ROUNDINGS roundings per term."""
+    n = A.shape[0]
+    v = float(np.max(gershgorin_columns(A, np.arange(n), np.diag(A).copy(), k, positive)))
+    return v + GERSH_ROUNDINGS * n * EPS * abs(v)
+
+
+def top_eigs(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The top three eigenpairs of A (values ascending), all a node needs: λmax, the branching
+    eigenvector and the rank-2 split (LAPACK's subset driver, backward stable as the full one)."""
+    n = A.shape[0]
+    if n <= 3:
+        return np.linalg.eigh(A)
+    return scipy.linalg.eigh(A, subset_by_index=[n - 3, n - 1], check_finite=False)
+
+
+def lmax_bound(A: np.ndarray, lam: np.ndarray) -> float:
+    """λ̂max(A) + Weyl margin, from A's computed eigenvalues ``lam`` (ascending)."""
+    return float(lam[-1]) + weyl_margin(A.shape[0], float(np.linalg.norm(A))) * (1 + MARGIN_SLACK)
+
+
+def rank2_node_bound(
+    A: np.ndarray, m: int, k: int, nonneg: bool, target: float, eig: tuple[np.ndarray, np.ndarray]
+) -> float:
+    """Shifted rank-2 split over supports S with I ⊆ S, |S| ≤ k, of a block A = C_TT whose first m features are I;
+    ``eig`` is A's top eigenpairs (:func:`_top_eig`: a node decomposes each block once).
+
+    A = Â + (A − Â), Â = GᵀG = Σ_{j≤2}(λ_j − λ_3)v_jv_jᵀ ⪰ 0, so λmax(A_SS) ≤ λmax(Â_SS) + λmax(A − Â)
+    (Asteris et al. 2014, Thm. 1, with λ_3 taken out of Â as in threshold.py).  With g_i the columns of G
+    and c(θ) = (cos θ, sin θ), λmax(Â_SS) = max_θ Σ_{i∈S}(g_iᵀc)² (Cauchy–Schwarz, [APD14] eqs. 11–13;
+    (g_iᵀc)₊² for w ≥ 0), and on an arc of half-width δ around θ₀, with p_i = g_iᵀc(θ₀) and q_i the
+    component of g_i orthogonal to c(θ₀), |g_iᵀc(θ)| ≤ |p_i| + |q_i|δ, so (g_iᵀc)² ≤ h_i =
+    min(‖g_i‖², (|p_i| + |q_i|δ)²) (p_i₊ for w ≥ 0) and the max over the arc is
+    ≤ Σ_{i∈I} h_i + top_{k−m}(h_i, i ∈ R).  Arcs are halved while their
+    bound exceeds both ``target`` − λmax(A − Â) and the best arc midpoint's value (a lower bound)
+    by more than ARC_RTOL.  Validity: the max over arcs × (1 + 1e-9) + 16·eps·Σ‖g_i‖² (rounded angles and cosines);
+    λmax(A − Â) with its Weyl and forming margins (:func:`~certpca.certification.numerics.shifted_rank2`).
+    """
+    n = A.shape[0]
+    if n < 4:
+        return np.inf
+    G, R, form = shifted_rank2(A, *eig)
+    lam_r = lmax_upper(R, form)[0]
+    goal = target - lam_r
+    norm2 = np.sum(G * G, axis=0)
+    g2 = float(np.sum(norm2))
+    period = 2 * np.pi if nonneg else np.pi
+    kk = min(k - m, n - m)
+
+    def arc_values(mid: np.ndarray, half: float) -> tuple[np.ndarray, np.ndarray]:
+        """(upper bound on each arc, value at its midpoint)."""
+        cos, sin = np.cos(mid), np.sin(mid)
+        p = G[0][:, None] * cos + G[1][:, None] * sin  # g_iᵀc(θ₀)
+        q = np.abs(G[1][:, None] * cos - G[0][:, None] * sin)  # |g_i × c(θ₀)|
+        if nonneg:
+            p = np.maximum(p, 0.0)
+            near = np.maximum(p + q * half, 0.0)
+        else:
+            p = np.abs(p)
+            near = p + q * half
+        out = []
+        for h in (np.minimum(near * near, norm2[:, None]), p * p):
+            top = np.partition(h[m:], n - m - kk, axis=0)[n - m - kk :].sum(axis=0) if kk > 0 else 0.0
+            out.append(h[:m].sum(axis=0) + top)
+        return out[0], out[1]
+
+    half = period / (2 * ARCS)
+    mid = (np.arange(ARCS) + 0.5) * 2 * half
+    done, low_best = -np.inf, -np.inf
+    for level in range(ARC_LEVELS):
+        ub, low = arc_values(mid, half)
+        low_best = max(low_best, float(np.max(low)))
+        open_ = ub > max(goal, low_best * (1 + ARC_RTOL))  # the others need no refining
+        done = max(done, float(np.max(ub[~open_], initial=-np.inf)))
+        if not open_.any():
+            break
+        if level == ARC_LEVELS - 1 or 2 * open_.sum() > ARC_MAX:
+            done = max(done, float(np.max(ub[open_])))
+            break
+        half /= 2
+        mid = np.concatenate([mid[open_] - half, mid[open_] + half])
+    return done * (1 + RANK2_SLACK) + 16 * EPS * g2 + lam_r
+
+
+def schur_prunes(
+    A: np.ndarray,
+    m: int,
+    t: int,
+    level: float,
+    nonneg: bool,
+    *,
+    cheap_only: bool = False,
+    extra: Callable[[np.ndarray, int, bool, float], bool] | None = None,
+) -> bool:
+    """True when wᵀAw ≤ ``level`` for every unit w supported in some S = I ∪ J (J ⊆ R, |J| ≤ t; w ≥ 0
+    when ``nonneg``) of a block A = C_TT whose first m features are I.
+
+    Schur complement: with L = level > λmax(C_II), min over w_I of wᵀ(L·I − C)w = w_Jᵀ(L·I − M_JJ)w_J
+    for M = C_RR + C_RI(L·I − C_II)⁻¹C_IR, so it suffices that a t-sparse bound on M (λmax, Gershgorin,
+    the rank-2 split; for w ≥ 0 their nonnegative forms, w_J ≥ 0) is ≤ L.  M is formed as C_RR + ZᵀZ,
+    Z = diag(L − α)^{-½}UᵀC_IR from C_II = UΛUᵀ.  Validity: the eigensolver's backward error
+    e = 8·m·eps·‖C_II‖_F (Weyl) moves the inverse by ≤ e/((g − e)(g − 2e)), g = L − λ̂max(C_II) (so the
+    true gap is ≥ g − e), and U's loss of orthogonality and the products by ≤ 2γ_{m+8}/(g − e), each
+    times ‖C_IR‖_F²; forming ZᵀZ adds 2γ_{m+8}·‖Z‖_F², the sum eps·(‖C_RR‖_F + ‖Z‖_F²); twice the total,
+    τ, is required between the bound on M̂ (with its own margins) and L, since |wᵀ(M − M̂)w| ≤ ‖M − M̂‖₂.
+    The Gershgorin bound (no eigenproblem) is tried first; ``cheap_only`` stops there.  ``extra(M̂, t,
+    nonneg, goal)``, tried last, is a further test that must hold only when a valid t-sparse bound on M̂
+    (with its own margins) is ≤ goal (screening passes the threshold family, certification/screening.py).
+    """
+    CII, CIR = A[:m, :m], A[:m, m:]
+    alpha, U = np.linalg.eigh(CII)
+    e = weyl_margin(m, float(np.linalg.norm(CII)))
+    gap = level - float(alpha[-1])
+    if gap <= 3 * e:
+        return False
+    Z = (U.T @ CIR) / np.sqrt(level - alpha)[:, None]
+    CRR = A[m:, m:]
+    M = CRR + Z.T @ Z
+    z2, c2, gm = float(np.sum(Z * Z)), float(np.sum(CIR * CIR)), gamma(m + 8)
+    err = c2 * (e / ((gap - e) * (gap - 2 * e)) + 2 * gm / (gap - e)) + 2 * gm * z2
+    tau = 2 * (err + EPS * (float(np.linalg.norm(CRR)) + z2))
+    goal = level - tau
+    n = M.shape[0]
+    if n > t and sparse_gershgorin(M, t, nonneg) <= goal:
+        return True
+    if cheap_only:
+        return False
+    eig = top_eigs(M)
+    ub = lmax_bound(M, eig[0])
+    if nonneg:
+        Mp = np.maximum(M, 0.0)
+        ub = min(ub, lmax_bound(Mp, top_eigs(Mp)[0]))
+    if n <= t or ub <= goal:
+        return ub <= goal
+    return rank2_node_bound(M, 0, t, nonneg, goal, eig) <= goal or (extra is not None and extra(M, t, nonneg, goal))
+
+
+def exact(
+    problem,
+    k: int,
+    nonneg: bool = False,
+    *,
+    features=None,
+    starts: list[np.ndarray] | None = None,
+    max_dim: int = MAX_DIM,
+    node_limit: int = 5_000_000,
+    time_limit: float | None = None,
+    rtol: float = 1e-12,
+) -> ExactResult:
+    """Exact OPT by best-first branch and bound (at most ``max_dim`` features at the root, dense C).
+
+    ``features``: the root's features (default all): the proof covers supports inside them.
+    ``starts``: feasible vectors (length D) for the incumbent instead of :func:`incumbents`.
+    Returns an :class:`ExactResult`; ``proven`` is False when a node or time
+    limit stopped the search (``upper_bound`` is then still valid: the largest
+    bound of the nodes left).  The incumbent, the node bounds and the proof's
+    running maximum are shared by closures over one search; the proof (module
+    docstring) reads best in one place.  An InputError when the root has more than ``max_dim`` features.
+    """
+    t0 = time.perf_counter()
+    D = problem.dim
+    root: list[int] = list(range(D)) if features is None else sorted(int(i) for i in features)
+    if len(root) > max_dim:
+        raise InputError.bad_argument(
+            "features", f"are {len(root)}, more than the exact search's limit of {max_dim}; use another method"
+        )
+    k = check_cardinality(k, D)
+    C = problem.dense()
+    Cp = np.maximum(C, 0.0)
+    normC = float(np.linalg.norm(C))
+    margin = (weyl_margin(D, normC) + EPS * normC) * (1 + MARGIN_SLACK)
+
+    best_val, best_w = -np.inf, np.zeros(D)
+    ub_seen = -np.inf  # max of evaluated λ̂ + margin and pruned node bounds
+
+    def take(w: np.ndarray) -> None:
+        nonlocal best_val, best_w
+        if not np.any(w):
+            return
+        w = w / np.linalg.norm(w)
+        val = float(w @ C @ w)
+        if val > best_val:
+            best_val, best_w = val, w
+
+    def consider(S: list) -> None:
+        """Evaluate the support S exactly: its top (for nonneg: top positive) eigenpair."""
+        nonlocal ub_seen
+        vals, vecs = np.linalg.eigh(C[np.ix_(S, S)])
+        for j in range(len(S) - 1, -1, -1):
+            vec = vecs[:, j] if vecs[:, j].sum() >= 0 else -vecs[:, j]
+            if not nonneg or np.min(vec) >= -SIGN_TOL:
+                ub_seen = max(ub_seen, vals[j] + margin)
+                w = np.zeros(D)
+                w[S] = np.maximum(vec, 0.0) if nonneg else vec
+                take(w)
+                return  # eigenvalues descending: the first (positive) one is the best
+
+    def target() -> float:
+        return best_val * (1 + rtol) + margin
+
+    def node_bound(I: list, R: list, parent: float) -> tuple[float, int]:
+        """(valid bound over the supports of node (I, R), the feature of R to branch on)."""
+        T = I + R
+        A = C[np.ix_(T, T)]
+        eig_A = top_eigs(A)
+        b = min(parent, lmax_bound(A, eig_A[0]), sparse_gershgorin(A, k, nonneg))
+        v = eig_A[1][:, -1]
+        if nonneg:  # wᵀCw ≤ wᵀC₊w for w ≥ 0: the same bounds on C₊, whose eigenvector branches
+            P = Cp[np.ix_(T, T)]
+            eig_P = top_eigs(P)
+            b = min(b, lmax_bound(P, eig_P[0]), sparse_gershgorin(P, k, True))
+            v = eig_P[1][:, -1]
+        j = R[int(np.argmax(np.abs(v[len(I) :])))]
+        if b > target() and (len(T) > k or nonneg):
+            b = min(b, rank2_node_bound(A, len(I), k, nonneg, target(), eig_A))
+        if b > target() and nonneg:
+            b = min(b, rank2_node_bound(P, len(I), k, True, target(), eig_P))
+        if b > target() and I and schur_prunes(A, len(I), k - len(I), target(), nonneg):
+            b = target()
+        return b, j
+
+    # incumbent: greedy forward selection over the root, and the starts
+    S: list[int] = []
+    for _ in range(min(k, len(root))):
+        cand = [j for j in root if j not in S]
+        vals = [np.linalg.eigvalsh((Cp if nonneg else C)[np.ix_(S + [j], S + [j])])[-1] for j in cand]
+        S.append(cand[int(np.argmax(vals))])
+        if nonneg:
+            consider(sorted(S))
+    consider(sorted(S))
+    for w in incumbents(problem, k, nonneg) if starts is None else starts:
+        take(np.asarray(w, dtype=float))
+    consider(np.flatnonzero(best_w).tolist())
+
+    nodes, count = 0, 0
+    stopped = False
+    heap: list[tuple[float, int, list[int], list[int], int]] = []  # (−bound, tie-break, I, R, branch feature)
+    if len(root) <= k and not nonneg:
+        consider(root)
+    else:
+        b0, j0 = node_bound([], root, np.inf)
+        heap.append((-b0, 0, [], root, j0))
+    while heap:
+        negb, _, I, R, j = heapq.heappop(heap)
+        if -negb <= target():
+            ub_seen = max(ub_seen, -negb)
+            continue
+        if nodes >= node_limit or (time_limit is not None and time.perf_counter() - t0 > time_limit):
+            stopped = True
+            ub_seen = max(ub_seen, -negb)  # the largest bound of the nodes left
+            break
+        nodes += 1
+        R2 = [i for i in R if i != j]
+        for I2 in (I + [j], I):
+            if nonneg and len(I2) > len(I):
+                consider(I2)
+            T2 = I2 + R2
+            if not nonneg and (len(I2) == k or len(T2) <= k):
+                consider(I2 if len(I2) == k else T2)
+                continue
+            if nonneg and (len(I2) == k or not R2):
+                continue  # its only support, I2, is evaluated
+            b, j2 = node_bound(I2, R2, -negb)
+            if b <= target():
+                ub_seen = max(ub_seen, b)
+                continue
+            count += 1
+            heapq.heappush(heap, (-b, count, I2, R2, j2))
+
+    upper = safe(max(ub_seen, best_val))
+    return ExactResult(
+        value=best_val,
+        weights=best_w,
+        support=np.flatnonzero(best_w).tolist(),
+        upper_bound=upper,
+        proven=(not stopped),
+        nodes=nodes,
+        seconds=time.perf_counter() - t0,
+        k=k,
+        nonneg=nonneg,
+        info={"rtol": rtol, "open_nodes": len(heap), "features": len(root)},
+    )
+
+
+def incumbents(problem: Problem, k: int, nonneg: bool) -> list[np.ndarray]:
+    """Feasible starting vectors for the search: the rank-2 spannogram's and EM's from its own starts
+    (each refitted on its support), as the registry solvers find them; for w ≥ 0 also the signed
+    spannogram's vector when it is one-signed (on pbmc ``--scale`` k = 10 it is the optimum, which the
+    nonnegative solvers miss by 9%)."""
+    found = [spannogram(problem, k, nonneg=nonneg, d=min(2, problem.dim)).weights]
+    if nonneg:
+        signed = spannogram(problem, k, nonneg=False, d=min(2, problem.dim)).weights
+        if np.all(signed >= 0) or np.all(signed <= 0):
+            found.append(np.abs(signed))
+    em = EM()
+    rng = np.random.default_rng(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for start in em.starts(problem, nonneg, rng, 10 if nonneg else 0):
+            run = em.run(problem, k, nonneg, start, **em.defaults)
+            if run.weights.any():
+                found.append(renormalize(problem, run.weights, run.support, nonneg)[0])
+    return found
+
+
+class Exact(Solver):
+    """The branch and bound as a solver: the proven optimal vector, or at its time limit its best vector
+    with the proven gap (``extras``: ``proven``, ``upper_bound``, ``gap``, ``nodes``)."""
+
+    name = "exact"
+    defaults: ClassVar[dict] = {"time_limit": 60.0, "node_limit": 5_000_000}
+    reference = (
+        "Branch and bound over supports, OPT = max over |S| = k of the top eigenvalue of C_SS: Moghaddam, B., "
+        "Weiss, Y. & Avidan, S. (2006). Spectral bounds for sparse PCA: exact and greedy algorithms. Advances "
+        f"in Neural Information Processing Systems 18. For D up to {MAX_DIM}."
+    )
+
+    def run(self, problem, k, nonneg, start, time_limit=60.0, node_limit=5_000_000):
+        time_limit = check_float(time_limit, "time_limit", low=0.0)
+        node_limit = check_int(node_limit, "node_limit", low=1)
+        if problem.dim > MAX_DIM:
+            raise InputError.bad_argument(
+                "method",
+                f"'exact' is limited to D ≤ {MAX_DIM} features, got D = {problem.dim}; use method='em' "
+                "(its certificate can still prove optimality after screening)",
+            )
+        res = exact(problem, k, nonneg, time_limit=time_limit, node_limit=node_limit)
+        gap = max(res.upper_bound - res.value, 0.0)
+        extras = {"proven": res.proven, "upper_bound": res.upper_bound, "gap": gap, "nodes": res.nodes}
+        if res.proven:
+            return Run(res.weights, np.asarray(res.support), res.nodes, extras=extras)
+        why = (
+            f"stopped at its limit ({time_limit:g} s or {node_limit} nodes) after {res.nodes} nodes: "
+            f"OPT ≤ {res.upper_bound:.6g}, proven gap {gap:.3g}; raise time_limit"
+        )
+        return Run(
+            res.weights,
+            np.asarray(res.support),
+            res.nodes,
+            extras=extras,
+            convergence=Convergence.ITERATION_LIMIT,
+            convergence_reason=why,
+        )

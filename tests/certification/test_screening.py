@@ -1,0 +1,161 @@
+"""Schur screening against brute force (tests/brute.py): a removed feature is in no support above the
+level, screening at a level below OPT keeps every optimal support, and the screening bound is ≥ OPT and
+proves it, with zero tolerance, signed and nonnegative, on tied optima and strongly negative correlations."""
+
+from itertools import combinations
+
+import numpy as np
+import pytest
+
+from certpca.certification import certify_vector
+from certpca.certification.screening import quick_pass, screen, screening_bound
+from certpca.problem import Problem
+from certpca.solvers.exact import exact, schur_prunes
+from tests.brute import brute_force, random_psd
+
+FAMILIES = ["wishart", "spiked", "lowrank", "posfactor", "tied", "negative"]
+
+
+def _matrix(rng, D, family):
+    """The families of tests/brute.py plus tied optima (a block repeated) and strong negative correlations."""
+    if family == "tied":  # two identical blocks: every optimal support has a twin of equal value
+        h = D // 2
+        B = random_psd(rng, h, "spiked")
+        C = np.zeros((D, D))
+        C[:h, :h] = B
+        C[h : 2 * h, h : 2 * h] = B
+        if D % 2:
+            C[-1, -1] = 0.1
+        return C
+    if family == "negative":  # a factor of alternating signs: correlations near −1 between halves
+        u = np.where(np.arange(D) % 2 == 0, 1.0, -1.0) * (1 + 0.1 * rng.random(D))
+        A = 0.3 * rng.standard_normal((D, D))
+        return np.outer(u, u) * 4 + A @ A.T / D
+    return random_psd(rng, D, family)
+
+
+def _problems(n, seed):
+    rng = np.random.default_rng(seed)
+    for i in range(n):
+        fam = FAMILIES[i % len(FAMILIES)]
+        nonneg = bool((i // len(FAMILIES)) % 2)
+        D = int(rng.integers(5, 10))
+        k = int(rng.integers(2, min(5, D)))
+        C = _matrix(rng, D, fam)
+        yield fam, nonneg, D, k, C
+
+
+def _best_containing(C, k, nonneg, i):
+    """max of wᵀCw over unit w with supp(w) ⊆ S for some S ∋ i, |S| ≤ k (and w ≥ 0): by brute force."""
+    D = C.shape[0]
+    best = -np.inf
+    for S in combinations([j for j in range(D) if j != i], min(k, D) - 1):
+        S = sorted((i, *S))
+        sub = C[np.ix_(S, S)]
+        best = max(best, brute_force(sub, len(S), True)[0] if nonneg else float(np.linalg.eigvalsh(sub)[-1]))
+    return best
+
+
+PROBLEMS = list(_problems(240, 20261126))
+
+
+def test_a_removed_feature_is_in_no_support_above_the_level():
+    """The lemma, feature by feature, for the node Schur test and the quick O(D) test: at levels just below
+    (1 − 1e-7) and well below the best value over supports containing i, and at OPT's fractions, a removal
+    must never happen where such a support is above the level (zero tolerance); and removals do happen."""
+    wrong, removed, quick, tests = [], 0, 0, 0
+    for fam, nonneg, D, k, C in PROBLEMS:
+        opt = brute_force(C, k, nonneg)[0]
+        for i in range(D):
+            best_i = _best_containing(C, k, nonneg, i)
+            for level in (best_i * (1 - 1e-7), best_i * 0.98, opt * 0.995, opt, opt * 1.02):
+                if not C[i, i] < level:
+                    continue
+                order = [i] + [j for j in range(D) if j != i]
+                A = C[np.ix_(order, order)]
+                tests += 1
+                if schur_prunes(A, 1, k - 1, level, nonneg):
+                    removed += 1
+                    if best_i > level:
+                        wrong.append((fam, nonneg, D, k, i, level, best_i))
+                if i not in quick_pass(C, list(range(D)), k, level):
+                    quick += 1
+                    if best_i > level:
+                        wrong.append(("quick", fam, nonneg, D, k, i, level, best_i))
+    assert not wrong, wrong[:5]
+    assert removed > tests // 10 and quick > tests // 20, (removed, quick, tests)
+
+
+def test_screening_below_opt_keeps_every_optimal_support():
+    """Screening (all passes, the threshold family included) at a level below OPT keeps every feature of
+    every support whose value is above the level, in particular of every optimal support (tied ones too)."""
+    lost = []
+    for fam, nonneg, D, k, C in PROBLEMS:
+        opt = brute_force(C, k, nonneg)[0]
+        for level in (opt * (1 - 1e-7), opt * 0.99):
+            F = set(screen(C, k, nonneg, level)[0].tolist())
+            for i in range(D):
+                if i not in F and _best_containing(C, k, nonneg, i) > level:
+                    lost.append((fam, nonneg, D, k, i, level))
+    assert not lost, lost[:5]
+
+
+def test_tied_optima_are_all_kept():
+    """Two identical blocks: the optimal support and its twin both survive screening below OPT."""
+    rng = np.random.default_rng(3)
+    C = _matrix(rng, 8, "tied")
+    opt, w = brute_force(C, 3, False)
+    S = np.flatnonzero(w)
+    twin = (S + 4) % 8
+    F = screen(C, 3, False, opt * (1 - 1e-9))[0]
+    assert set(S) <= set(F) and set(twin) <= set(F)
+
+
+@pytest.mark.parametrize("nonneg", [False, True])
+def test_screening_bound_is_valid_and_proves_the_optimum(nonneg):
+    """The bound is ≥ the brute-force OPT (zero tolerance) and, proven, within 1e-8 of it, with a vector of
+    that value; on factor problems (N < D) too.  It is proven wherever screening removed a feature (else it
+    leaves the search to the bound ``exact``)."""
+    rng = np.random.default_rng(11 if nonneg else 12)
+    bad, proven, screened = [], 0, 0
+    for i, (fam, _, D, k, C) in enumerate(_problems(120, 7 + nonneg)):
+        if i % 4 == 0:
+            X = rng.standard_normal((max(2, D // 2), D)) @ np.linalg.cholesky(C + 1e-9 * np.eye(D)).T
+            P = Problem.from_data(X)
+            C = P.dense()
+        else:
+            P = Problem.from_covariance(C)
+        opt = brute_force(C, k, nonneg)[0]
+        b = screening_bound(P, k, nonneg)
+        if not b.value >= opt:
+            bad.append((fam, D, k, opt, b.value))
+        screened += b.params["survivors"] < D
+        if b.params["proven"]:
+            proven += 1
+            w = np.asarray(b.params["weights"])
+            assert np.count_nonzero(w) <= k and (not nonneg or w.min() >= 0)
+            assert w @ C @ w == pytest.approx(opt, rel=1e-8)
+            assert b.value <= opt * (1 + 1e-8) + 1e-12
+    assert not bad, bad[:5]
+    assert proven == screened > 60
+
+
+def test_default_certificate_screens_and_says_what_is_left():
+    """A planted sparse spike among 60 features: the default certificate's screening leaves few features and
+    proves the optimum, which the exact search over all 60 features (no screening) confirms."""
+    rng = np.random.default_rng(4)
+    D, k = 60, 5
+    u = np.zeros(D)
+    u[[3, 17, 29, 41, 55]] = [1.0, -1.0, 1.0, 1.0, -1.0]
+    A = rng.standard_normal((3 * D, D))
+    C = 6 * np.outer(u, u) / 5 + A.T @ A / (3 * D)
+    P = Problem.from_covariance(C)
+    full = exact(P, k)
+    assert full.proven
+    w = np.zeros(D)
+    w[[3, 17, 29, 41]] = u[[3, 17, 29, 41]]  # a worse vector: the certificate must not need the optimum
+    cert = certify_vector(P, w, k)
+    b = next(b for b in cert.bounds if b.name == "screening")
+    assert b.params["proven"] and b.params["survivors"] < D
+    assert full.value <= b.value <= full.value * (1 + 1e-8)
+    assert f"{b.params['survivors']} of {D} features left" in str(cert)
