@@ -8,7 +8,7 @@ import pytest
 from certpca.components import fit_components
 from certpca.problem import Problem
 from certpca.solvers import REGISTRY
-from certpca.solvers.gpower import gpower_block
+from certpca.solvers.gpower_block import gpower_block
 from certpca.status import Reach
 from tests.brute import brute_force
 

@@ -17,7 +17,8 @@ import pytest
 from certpca.errors import InputError
 from certpca.problem import Problem
 from certpca.solvers import REGISTRY, solve
-from certpca.solvers.gpower import closed_form, gamma_max, gpower_block, gpower_single, iterate, objective
+from certpca.solvers.gpower import closed_form, gamma_max, gpower_single, iterate, objective
+from certpca.solvers.gpower_block import gpower_block
 from tests.brute import brute_force, random_psd
 
 FAMILIES = ["wishart", "spiked", "lowrank", "posfactor"]
