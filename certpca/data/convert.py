@@ -112,7 +112,10 @@ def _from_anndata(adata: Any, *, layer: str | None, use_raw: bool, labels: str |
         matrix, var_names = adata.layers[layer], adata.var_names
     else:
         matrix, var_names = adata.X, adata.var_names
-    ds = _dataset(_matrix(matrix), [str(i) for i in adata.obs_names], [str(v) for v in var_names], "AnnData")
+    ds = replace(
+        _dataset(_matrix(matrix), [str(i) for i in adata.obs_names], [str(v) for v in var_names], "AnnData"),
+        units=("cells", "genes"),
+    )
     if labels is None:
         return ds
     if labels not in adata.obs.columns:

@@ -55,6 +55,7 @@ class Dataset:
     scale: pd.Series | None = None
     annotation: pd.DataFrame | None = None  # feature id → symbol, description (data/annotation.py)
     deferred: bool = False  # a dense matrix holds the values before centring and scaling
+    units: tuple[str, str] = ("samples", "features")  # what rows and columns are: ("cells", "genes") for AnnData
 
     def __post_init__(self) -> None:
         if isinstance(self.matrix, sp.csc_matrix) and not self.matrix.data.flags.writeable:
@@ -166,6 +167,7 @@ class Dataset:
             "is_covariance": self.is_covariance,
             "labelled": self.labels is not None,
             "preprocessing": dict(self.preprocessing),
+            "units": list(self.units),
         }
 
     def summary_line(self) -> str:
@@ -173,7 +175,7 @@ class Dataset:
         shape = (
             f"covariance of {self.n_features} features"
             if self.is_covariance
-            else f"{self.n_samples} samples × {self.n_features} features"
+            else f"{self.n_samples} {self.units[0]} × {self.n_features} {self.units[1]}"
         )
         return f"{self.name}: {shape}, {text.describe_preprocessing(self.preprocessing)}"
 

@@ -159,6 +159,7 @@ def describe_data(ds: Dataset, problem: Problem, n_eigen: int = N_EIGEN) -> Data
         if counts is None
         else {str(k): int(v) for k, v in sorted(counts.items(), key=lambda kv: str(kv[0]))},
         n_classes=None if counts is None else int(counts.size),
+        units=list(ds.units),
     )
 
 

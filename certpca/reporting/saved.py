@@ -92,6 +92,7 @@ class DataSummary(Saved):
     image_shape: list[int] | None = None
     class_counts: dict[str, int] | None = None
     n_classes: int | None = None
+    units: list[str] = field(default_factory=lambda: ["samples", "features"])  # ["cells", "genes"] for AnnData
 
 
 @dataclass
