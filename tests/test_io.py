@@ -104,6 +104,16 @@ def test_group_write_is_all_or_nothing(tmp_path):
 
 
 def test_ctrl_c_during_the_renames_is_held_until_all_are_in_place(tmp_path):
+    # Python's own SIGINT handler, as a command line starts with: a library used earlier in the same test
+    # session may have left another one installed
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        _interrupted_writes(tmp_path)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _interrupted_writes(tmp_path):
     out = Outputs()
     paths = [out.claim(tmp_path / f"{i}.txt") for i in range(3)]
     with pytest.raises(KeyboardInterrupt), out.writing():
