@@ -449,11 +449,16 @@ def recertify(shared: Certificate, problem, w) -> Certificate:
     used as they are, and the value and lower bound are those :func:`certify_vector` gives ``w``
     (recomputed on the original C, bit for bit).
 
-    Raises InputError for an invalid ``w``, or when ``shared`` holds a bound that depends on the vector's
-    support (``BoundSpec.support_option``, e.g. ``pattern``).
+    Raises InputError for an invalid ``w``, or when ``shared`` holds a bound built around the vector's
+    support (``BoundSpec.support_option``, e.g. ``pattern``; a support that is only a hint, as screening's,
+    is fine).
     """
     w, k = _validate(problem, w, shared.k, shared.nonneg)
-    specific = [b.name for b in shared.bounds if REGISTRY[b.name].support_option is not None]
+    specific = [
+        b.name
+        for b in shared.bounds
+        if REGISTRY[b.name].support_option is not None and not REGISTRY[b.name].support_hint
+    ]
     if specific:
         raise InputError.bad_argument(
             "shared", f"holds {', '.join(specific)}, which depend on the vector's support; certify w itself"

@@ -255,6 +255,7 @@ SCREENING = BoundSpec(
     COST_SEARCH,
     time_option="time_limit",
     support_option="support",
+    support_hint=True,
     estimate=screening_seconds,
     default_when=lambda problem: not problem.uses_factor or problem.dim <= DENSE_LIMIT,
     description="features no support above the incumbent can contain removed by a Schur-complement test, "

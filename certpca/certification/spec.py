@@ -89,6 +89,9 @@ class BoundSpec:
     support_option : str or None
         The keyword through which ``func`` takes the support of the vector being
         certified (the pattern certificate is built around it); None: it takes none.
+    support_hint : bool
+        The support is only a hint (screening starts from it as an incumbent): the bound is
+        as valid for any other vector, so a certificate of another vector may reuse it.
     probe : float or None
         Seconds of a first, short run (through ``time_option``) before the semidefinite
         programs, for a search that often settles a problem at once (the exact search on
@@ -109,6 +112,7 @@ class BoundSpec:
     estimate: Callable | None = None
     sign_free: bool = False
     support_option: str | None = None
+    support_hint: bool = False
     probe: float | None = None
 
     def cite(self) -> str:

@@ -59,6 +59,11 @@ def test_recertify_equals_certify_vector_and_refuses_support_bounds(lrs):
         )
     with pytest.raises(InputError, match="shared holds pattern"):
         recertify(certify_vector(problem, w1, 5, bounds="lambda1,pattern"), problem, w2)
+    # screening takes the support as a hint only: its bound serves another vector (the report shares it);
+    # the bounds are the shared ones, and the value, lower bound and better vector are w2's own
+    shared = certify_vector(problem, w1, 5, bounds="lambda1,screening")
+    again = recertify(shared, problem, w2)
+    assert again.bounds == shared.bounds and again.value == problem.variance(w2 / np.linalg.norm(w2))
 
 
 def test_evaluate_bound_is_the_certificates_bound(lrs):
