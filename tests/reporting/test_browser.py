@@ -84,9 +84,9 @@ def test_opens_in_headless_chromium(page, tmp_path):
     base = [exe, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}"]
     dom = subprocess.run(base + ["--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120)
     assert dom.returncode == 0, dom.stderr[-2000:]
-    for section in ("data", "results", "samples", "path", "loadings", "genes", "reproduce", "references"):
+    for section in ("data", "results", "samples", "path", "loadings", "stability", "genes", "reproduce", "references"):
         assert f'<section id="{section}">' in dom.stdout
-    assert dom.stdout.count("<svg") == 7
+    assert dom.stdout.count("<svg") == 9  # as test_report counts them, the two stability plots included
     log = dom.stderr
     assert "Uncaught" not in log and "ERROR:CONSOLE" not in log and ":CONSOLE(" not in log, log[-2000:]
     assert "net::ERR" not in log, log[-2000:]
