@@ -15,7 +15,9 @@ from tests.brute import brute_force
 
 
 def _quick(ds, **kw):
-    return compute_run(ds, ReportOptions(**{"methods": "em,threshold", "path": "", "progress": False, **kw}))
+    # no stability section unless a test asks for one: it refits 50 times (tests/reporting/test_report.py checks it)
+    options = {"methods": "em,threshold", "path": "", "progress": False, "stability": 0, **kw}
+    return compute_run(ds, ReportOptions(**options))
 
 
 def test_pitprops_is_reported_proven_optimal():

@@ -20,7 +20,9 @@ from certpca.reporting import ReportOptions, compute_run
 @pytest.fixture(scope="module")
 def lrs():
     ds = certpca.load("lrs")
-    options = ReportOptions(k=5, methods="em,threshold", nonneg_modes=(False,), path="", genes=False, progress=False)
+    options = ReportOptions(
+        k=5, methods="em,threshold", nonneg_modes=(False,), path="", genes=False, progress=False, stability=0
+    )
     run = compute_run(ds, options)
     return ds.problem(), run
 
