@@ -359,14 +359,17 @@ def sigg2008_fig4(s: Settings) -> Result:
                 }
             )
         at70 = next(r for r in g.rows if r.size == 70 and r.selector.startswith("nonneg"))
-        t = g.tests[0]
+        t = g.set_test
+        against_random = "" if t is None else f"; against random 70-gene sets p = {t.p_value:.3g}"
         res.published.append(
             {
                 "quantity": f"Jaccard, 70-gene component vs full data ({label})",
                 "published": "component significantly better than full data",
-                "ours": f"{at70.mean:.3f} vs {full.mean:.3f} ({t['verdict']})",
-                "verdict": "yes" if (t["significant"] and t["difference"] > 0) else "no",
-                "why": "the paper does not state its preprocessing; the claim depends on it",
+                "ours": f"{at70.mean:.3f} vs {full.mean:.3f} (mean over {n_init} initialisations{against_random})",
+                "verdict": "yes" if at70.mean > full.mean else "no",
+                "why": "the paper does not state its preprocessing, and the claim depends on it; its significance "
+                "came from tests over k-means restarts of the same data, which are not independent samples, so "
+                "we compare the means and test the genes against random gene sets instead",
             }
         )
     fig.tight_layout()
