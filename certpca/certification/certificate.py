@@ -198,7 +198,7 @@ class Certificate:
         """'used 8.3 of 10 s of CPU time' (or 'took 8.3 s of CPU time' without a budget)."""
         if self.budget is None:
             return f"bounds took {self.budget_used:.3g} s of CPU time (no budget)"
-        return f"budget: used {self.budget_used:.3g} of {self.budget:g} s of CPU time"
+        return f"budget: used {self.budget_used:.3g} of {self.budget:.3g} s of CPU time"
 
     def summary(self) -> Summary:
         """The bounds computed, tightest first, as a table (upper bound, the certified fraction it
@@ -382,7 +382,7 @@ def certify_vector(
                 continue
             left = None if budget is None else clock.left()
             if left is not None and done and left <= 0:
-                skip(name, f"time budget of {budget:g} s spent")
+                skip(name, f"time budget of {budget:.3g} s spent")
                 continue
             if stop_when_optimal and np.isfinite(upper) and upper - value <= tol * upper:
                 skip(name, "already certified optimal")
@@ -394,7 +394,7 @@ def certify_vector(
                 skip(
                     name,
                     f"estimated {spec.estimate(scaled, k):.3g} s without a pause, more than the {max(left, 0):.3g} s "
-                    f"left of the {budget:g} s budget",
+                    f"left of the {budget:.3g} s budget",
                 )
                 continue
             kw: dict[str, object] = {} if spec.support_option is None else {spec.support_option: np.flatnonzero(w)}

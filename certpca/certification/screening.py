@@ -171,7 +171,7 @@ def screening_bound(
     k,
     nonneg=False,
     *,
-    time_limit: float | None = None,
+    time_limit: Deadline | float | None = None,
     support=None,
     thresholds: bool = True,
 ) -> Bound:
@@ -186,7 +186,7 @@ def screening_bound(
     + Weyl margin.
     """
     t0 = time.perf_counter()
-    deadline = deadline_after(MAX_SECONDS if time_limit is None else min(time_limit, MAX_SECONDS))
+    deadline = deadline_after(time_limit).within(MAX_SECONDS)
     k = check_k(problem, k)
     C, err = dense_matrix(problem)
     starts = incumbents(problem, k, nonneg)
