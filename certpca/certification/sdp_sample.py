@@ -256,6 +256,7 @@ def _frank_wolfe(S: _Sample, X, iters, k, F, asq, ferr, deadline, target=math.in
     the Newton roots approach h_i from below): once that reaches ``target`` no bound
     below it can come from this ρ, and the search stops (``only_at_start``: only before its first step).
     """
+    deadline = deadline_after(deadline)  # a Deadline, or seconds from now
     best = math.inf
     psi, y = S.primal(X)
     t = 0.5
