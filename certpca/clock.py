@@ -94,7 +94,8 @@ def progress_bar(seconds: float | None, desc: str = "certifying") -> Iterator[Ca
         return
     from tqdm import tqdm  # deferred: only a terminal draws a bar, and the bounds import this module
 
-    bar = tqdm(total=seconds, desc=desc, unit="s", delay=PROGRESS_DELAY, file=sys.stderr, leave=False)
+    shape = None if seconds is None else "{desc}: {percentage:3.0f}%|{bar}| {n:.1f} of {total:.3g} CPU s{postfix}"
+    bar = tqdm(total=seconds, desc=desc, unit="s", delay=PROGRESS_DELAY, file=sys.stderr, leave=False, bar_format=shape)
 
     def progress(label: str, used: float) -> None:
         bar.set_postfix_str(label, refresh=False)

@@ -48,7 +48,7 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         rule: every result is reproducible); pass a RandomState for fresh draws.
     certify : bool — compute ``certificates_`` when fitting.
     bounds : list or comma-separated str, or None — the bounds to certify with.  None, without a
-        ``budget``: the cheap bounds (trace, λ1, Gershgorin, Perron: ``cheap_bounds``), a certificate
+        ``budget``: the cheap bounds (trace and λ1: ``cheap_bounds``), a certificate
         that costs about the fit itself, since ``GridSearchCV`` refits many times, and that depends on
         no clock; the strong one is one call away (``certpca.certify(est.fit_)``, 15 s by default).
     budget : float or None — CPU seconds for the certificates of all the components together; with

@@ -327,7 +327,7 @@ def dnn_dual_bound(
     C, err = dense_matrix(problem, limit)
     Z = np.zeros_like(C)
     negC = np.maximum(-C, 0.0)
-    results = {}
+    results: dict[str, tuple[float, float]] = {}
     choices: dict[str, Callable[[float], np.ndarray]] = {
         "zero": lambda r: Z,
         "neg_part": lambda r: negC,

@@ -6,7 +6,6 @@ problems take that path and meet brute force with zero tolerance, and a planted 
 through ARPACK checks validity and that the search loses nothing.
 """
 
-
 import numpy as np
 import pytest
 
