@@ -10,6 +10,8 @@ import numpy as np
 
 from . import components, paths, validation
 from .certification import Certificate, certify_vector
+from .certification.components import total_budget
+from .clock import progress_bar
 from .crossval import KChoice
 from .crossval import choose_k as cross_validated_k
 from .data import Dataset, read_annotation, with_annotation
@@ -174,8 +176,11 @@ def certify(
 ) -> Certificate:
     """Certificate for a Fit's first component, a Component, or a loading vector.
 
+    ``budget`` is CPU seconds (:mod:`certpca.clock`) for the whole call, every component and
+    bound (default: ``DEFAULT_BUDGET``, 15 s, with the default bounds; none with explicit
+    ``bounds``); each certificate says what it used.  On a terminal a progress bar shows after 2 s.
     A Fit carries its problem, k and sign constraint: every component is certified on the
-    problem it solved (:func:`~certpca.components.certify_fit`; ``budget`` is per component) and
+    problem it solved (:func:`~certpca.components.certify_fit`, sharing the budget) and
     ``fit.certificates`` holds them all (None for an all-zero component), so
     ``fit.summary()`` shows them; the first is returned.  A better vector a bound's search
     found is adopted into the fit (projection and disjoint deflation: later components are
@@ -184,8 +189,10 @@ def certify(
     k defaults to its cardinality; it is never replaced: a better vector is in
     ``Certificate.better``.
     """
+    total = total_budget(bounds, budget)
     if isinstance(obj, Fit):
-        components.certify_fit(obj, bounds=bounds, budget=budget, tol=tol)
+        with progress_bar(total) as progress:
+            components.certify_fit(obj, bounds=bounds, budget=budget, tol=tol, progress=progress)
         first = obj.certificates[0]
         if first is None:
             raise InputError.bad_argument("fit", "has an all-zero first component; there is nothing to certify")
@@ -201,7 +208,8 @@ def certify(
             "problem", "is required to certify a Component or a vector: pass the certpca.Problem it belongs to"
         )
     k = int(np.count_nonzero(w)) if k is None else k
-    return certify_vector(problem, w, k, bool(nonneg), bounds=bounds, budget=budget, tol=tol)
+    with progress_bar(total) as progress:
+        return certify_vector(problem, w, k, bool(nonneg), bounds=bounds, budget=budget, tol=tol, progress=progress)
 
 
 def report(

@@ -19,6 +19,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
+from .certification.registry import cheap_bounds
 from .components import DEFLATIONS, certify_fit, fit_components
 from .errors import InputError
 from .problem import Problem
@@ -46,9 +47,12 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         scikit-learn's usual convention, None means the fixed seed 0 (certpca's
         rule: every result is reproducible); pass a RandomState for fresh draws.
     certify : bool — compute ``certificates_`` when fitting.
-    bounds : list or comma-separated str, or None — the bounds to certify with
-        (None: every applicable bound, cheapest first, until optimality is proven).
-    budget : float or None — seconds of bound computation per component.
+    bounds : list or comma-separated str, or None — the bounds to certify with.  None, without a
+        ``budget``: the cheap bounds (trace and λ1: ``cheap_bounds``), a certificate
+        that costs about the fit itself, since ``GridSearchCV`` refits many times, and that depends on
+        no clock; the strong one is one call away (``certpca.certify(est.fit_)``, 15 s by default).
+    budget : float or None — CPU seconds for the certificates of all the components together; with
+        ``bounds=None`` it selects every applicable bound, cheapest first, within it.
 
     Attributes
     ----------
@@ -119,7 +123,10 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
             data={"name": "X", "n_samples": X.shape[0], "n_features": d, "preprocessing": {"center": True}},
         )
         if self.certify:  # first: a better vector found while certifying is adopted (certify_fit)
-            certify_fit(fit, bounds=self.bounds, budget=self.budget)
+            cheap = self.bounds is None and self.budget is None
+            certify_fit(
+                fit, bounds=cheap_bounds(problem, bool(self.nonneg)) if cheap else self.bounds, budget=self.budget
+            )
         W = np.column_stack([c.weights for c in fit.components])
         self.components_ = W.T.copy()
         self.n_components_ = W.shape[1]

@@ -51,13 +51,15 @@ def test_full_cardinality_equals_sklearn_pca():
 
 def test_sparse_components_and_their_certificates():
     X = data()
-    est = SparsePCA(n_components=3, k=4, random_state=1).fit(X)
+    # bounds with a search (the exact search), as certpca.certify(fit) runs by default: the estimator's own
+    # default is the cheap bounds (issue 29), tested below
+    est = SparsePCA(n_components=3, k=4, random_state=1, bounds="lambda1,exact").fit(X)
     assert est.components_.shape == (3, 12) and est.n_components_ == 3
     assert np.all(np.count_nonzero(est.components_, axis=1) <= 4)
     assert est.n_iter_ == sum(c.iterations for c in est.fit_.components) > 0  # scikit-learn's n_iter_
     np.testing.assert_allclose(np.linalg.norm(est.components_, axis=1), 1.0)
     fit = certpca.fit(Problem.from_data(X - X.mean(0)), 4, n_components=3, seed=1)
-    certpca.certify(fit)  # as the estimator does: a better vector found while certifying is adopted
+    certpca.certify(fit, bounds="lambda1,exact")  # as the estimator does: a better vector found is adopted
     np.testing.assert_allclose(est.components_, fit.rotation.to_numpy().T, atol=1e-12)
     np.testing.assert_allclose(est.explained_variance_, fit.additional_variance, rtol=1e-12)
     # component l is certified on C deflated by the earlier ones, where its value is wᵀC_l w
@@ -122,3 +124,19 @@ def test_bad_parameters_name_themselves():
     est = SparsePCA(n_components=2).fit(X)
     with pytest.raises(InputError, match="^X has 3 columns but the estimator has 2 components"):
         est.inverse_transform(np.ones((4, 3)))
+
+
+def test_the_default_certificate_is_the_cheap_bounds_and_leaves_the_fit_as_it_is():
+    """Issue 29: GridSearchCV refits many times, so the estimator's default certificate costs about the
+    fit (cost classes up to COST_EIGEN, no search, no clock): the components are the uncertified
+    fit's, and every certificate is valid on the problem its component solved."""
+    X = data()
+    est = SparsePCA(n_components=3, k=4, random_state=1).fit(X)
+    plain = SparsePCA(n_components=3, k=4, random_state=1, certify=False).fit(X)
+    np.testing.assert_array_equal(est.components_, plain.components_)
+    cheap = {"trace", "lambda1"}
+    for cert in est.certificates_:
+        assert {b.name for b in cert.bounds} <= cheap and cert.budget is None
+        assert cert.upper_bound >= cert.value
+    est_budget = SparsePCA(n_components=1, k=4, random_state=1, budget=30.0).fit(X)
+    assert 29 < est_budget.certificates_[0].budget <= 30.0 and est_budget.certificates_[0].optimal

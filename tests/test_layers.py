@@ -23,6 +23,7 @@ LAYERS: list[tuple[str, ...]] = [
         "certpca.version",
         "certpca.validation",
         "certpca.text",
+        "certpca.clock",
     ),
     ("certpca.problem", "certpca.sparse_factor", "certpca.dask_factor", "certpca.margins"),
     ("certpca.results", "certpca.summary", "certpca.data", "certpca.datasets"),

@@ -16,10 +16,12 @@ has more than PC2's value / 0.97.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 import numpy as np
 
-from certpca.certification.certificate import Better, Certificate, certify_vector
+from certpca.certification.certificate import DEFAULT_BUDGET, Better, Certificate, certify_vector
+from certpca.clock import Deadline
 from certpca.problem import Problem
 from certpca.results import Component, Fit
 from certpca.solvers.base import as_loadings, fix_sign, reach_of
@@ -57,18 +59,24 @@ def certify_components(
     start: int = 0,
     stop: int | None = None,
     time_limits: dict[str, float] | None = None,
+    progress: Callable[[str, float], None] | None = None,
 ) -> list[Certificate | None]:
     """One certificate per component (None for a component with no nonzero loading), each from
     :func:`~certpca.certification.certify_vector` on the problem it solved (:func:`solved_problems`).
 
-    ``bounds``, ``budget``, ``tol`` and ``time_limits`` as for ``certify_vector``; k is the component's k,
-    capped by the features left.  ``start`` skips the first components (whose certificates the caller
+    ``bounds``, ``tol`` and ``time_limits`` as for ``certify_vector``; k is the component's k,
+    capped by the features left.  ``budget`` (CPU seconds) is for all of them together
+    (:func:`share_of`); with the default bounds and no budget it is ``DEFAULT_BUDGET``.  ``progress``
+    is called as ``progress("component j/n: bound", seconds used of the whole budget)``.
+    ``start`` skips the first components (whose certificates the caller
     already holds); the list then begins with component ``start`` + 1.  ``stop`` ends it before
     component ``stop`` + 1.
     """
     nonneg = bool(fit.options.get("nonneg", fit.components[0].nonneg))
+    clock = Deadline(total_budget(bounds, budget))
     certificates: list[Certificate | None] = []
-    for comp, (problem, features) in list(zip(fit.components, solved_problems(fit)))[start:stop]:
+    chosen = list(zip(fit.components, solved_problems(fit)))[start:stop]
+    for i, (comp, (problem, features)) in enumerate(chosen):
         w = comp.weights[features]
         if not w.any():
             certificates.append(None)
@@ -80,12 +88,33 @@ def certify_components(
                 min(comp.k, problem.dim),
                 nonneg,
                 bounds=bounds,
-                budget=budget,
+                budget=share_of(clock, len(chosen) - i),
                 tol=tol,
                 time_limits=time_limits,
+                progress=component_progress(progress, clock, start + i, len(fit.components)),
             )
         )
     return certificates
+
+
+def total_budget(bounds, budget: float | None) -> float | None:
+    """The budget of a whole call: ``budget``, or ``DEFAULT_BUDGET`` for the default bounds (None: none)."""
+    return DEFAULT_BUDGET if budget is None and bounds is None else budget
+
+
+def share_of(clock: Deadline, remaining: int) -> float | None:
+    """The CPU seconds of the next of ``remaining`` certificates under one budget: an equal share of
+    what is left (what one leaves unused goes to the later ones); None without a budget."""
+    if clock.seconds is None:
+        return None
+    return max(clock.left(), 0.0) / max(remaining, 1)
+
+
+def component_progress(progress, clock: Deadline, j: int, n: int) -> Callable[[str, float], None] | None:
+    """``progress`` of a certificate of component j + 1 of n: its bound named, the whole call's seconds."""
+    if progress is None:
+        return None
+    return lambda name, _used: progress(f"component {j + 1}/{n}: {name}" if n > 1 else name, clock.used())
 
 
 def adopted_component(problem: Problem, comp: Component, better: Better, features=None) -> Component:
@@ -104,4 +133,11 @@ def adopted_component(problem: Problem, comp: Component, better: Better, feature
     )
 
 
-__all__ = ["adopted_component", "certify_components", "solved_problems"]
+__all__ = [
+    "adopted_component",
+    "certify_components",
+    "component_progress",
+    "share_of",
+    "solved_problems",
+    "total_budget",
+]

@@ -24,6 +24,7 @@ from certpca.certification.numerics import (
     NotApplicable,
     check_k,
     deadline_after,
+    dense_eigen_seconds,
     dense_matrix,
     gamma,
     lmax_estimate,
@@ -36,6 +37,7 @@ from certpca.certification.numerics import (
     topk_sum,
 )
 from certpca.certification.spec import COST_SEARCH, DABE, DSPCA, LI_XIE, BoundSpec
+from certpca.clock import Deadline
 from certpca.errors import InputError
 
 #: the DSPCA and DNN duals form D × D matrices per ρ: default-selection limit on D
@@ -207,14 +209,23 @@ DABE_SPEC = BoundSpec(
 
 @timed
 def dspca_dual_bound(
-    problem, k, nonneg=False, *, U=None, n_grid: int = 16, n_golden: int = 12, limit: int = DUAL_MAX_DIM
+    problem,
+    k,
+    nonneg=False,
+    *,
+    U=None,
+    n_grid: int = 16,
+    n_golden: int = 12,
+    limit: int = DUAL_MAX_DIM,
+    time_limit: Deadline | float | None = None,
 ) -> Bound:
     """DSPCA dual: for any symmetric U, OPT ≤ λmax(C + U) + k·max|U_ij|.
 
     (Tr(CX) = Tr((C+U)X) − Tr(UX) ≤ λmax(C+U) + max|U|·Σ|X_ij| and Σ|X_ij| =
     ‖w‖₁² ≤ k for X = wwᵀ.)  Cheap choice U = −clip(C, ±ρ), i.e. C + U is C
     soft-thresholded at ρ, with ρ searched on [0, max|C_ij|].  A given ``U``
-    (e.g. the repaired dual of the SDP) is evaluated as is.
+    (e.g. the repaired dual of the SDP) is evaluated as is.  The search ends after ``time_limit``
+    seconds (budget clock) with its best ρ so far (every ρ is valid).
     Validity: U is defined from the formed Ĉ, so λmax(C+U) ≤ λmax(Ĉ+U) + ‖C−Ĉ‖₂;
     soft-thresholding rounds each entry once (≤ eps·‖M‖_F); λ̂max + Weyl margin
     8·D·eps·‖M‖_F; rel 1e-10.
@@ -248,7 +259,15 @@ def dspca_dual_bound(
         return lmax_estimate(C + Um) + k * rho
 
     hi = float(np.max(np.abs(C)))
-    best, rho = minimize_1d(f, 0.0, hi, n_grid, n_golden, estimate=guess if len(C) >= LANCZOS_MIN else None)
+    best, rho = minimize_1d(
+        f,
+        0.0,
+        hi,
+        n_grid,
+        n_golden,
+        deadline=deadline_after(time_limit),
+        estimate=guess if len(C) >= LANCZOS_MIN else None,
+    )
     return Bound(
         best,
         "dspca",
@@ -265,6 +284,8 @@ DSPCA_SPEC = BoundSpec(
     COST_SEARCH,
     sign_free=True,
     max_dim=DUAL_MAX_DIM,
+    time_option="time_limit",
+    estimate=dense_eigen_seconds,
     description="DSPCA dual λmax(C + U) + k·max|U_ij| at U = −clip(C, ±ρ) (soft threshold)",
     reference=DSPCA + " (the dual of the semidefinite relaxation).",
 )
@@ -281,13 +302,22 @@ def dnn_value(C: np.ndarray, k: int, rho: float, N: np.ndarray, err: float = 0.0
 
 @timed
 def dnn_dual_bound(
-    problem, k, nonneg=True, *, n_grid: int = 16, n_golden: int = 12, limit: int = DUAL_MAX_DIM
+    problem,
+    k,
+    nonneg=True,
+    *,
+    n_grid: int = 16,
+    n_golden: int = 12,
+    limit: int = DUAL_MAX_DIM,
+    time_limit: Deadline | float | None = None,
 ) -> Bound:
     """Nonnegative only: for ρ ≥ 0 and N ≥ 0,  OPT⁺ ≤ kρ + λmax(C − ρ11ᵀ + N).
 
     (For w ≥ 0 unit with ‖w‖₀ ≤ k: ρ(1ᵀw)² ≤ ρk and wᵀNw ≥ 0.)  Dual of the
     doubly nonnegative relaxation.  Cheap choices, each ρ searched on
-    [0, max C_ij]: N = 0;  N = (−C)₊ (C₊ − ρ11ᵀ);  N = (ρ − C)₊ ((C − ρ)₊).
+    [0, max C_ij]: N = 0;  N = (−C)₊ (C₊ − ρ11ᵀ);  N = (ρ − C)₊ ((C − ρ)₊).  After ``time_limit``
+    seconds (budget clock) the searches end with the best point so far and no further choice of N
+    starts (every point of every choice is valid).
     Validity: λ̂max + Weyl margin 8·D·eps·‖M‖_F, forming error 2·eps·‖M‖_F
     (+ γ_r·tr C from F) + rel 1e-10.
     """
@@ -297,18 +327,21 @@ def dnn_dual_bound(
     C, err = dense_matrix(problem, limit)
     Z = np.zeros_like(C)
     negC = np.maximum(-C, 0.0)
-    results = {}
+    results: dict[str, tuple[float, float]] = {}
     choices: dict[str, Callable[[float], np.ndarray]] = {
         "zero": lambda r: Z,
         "neg_part": lambda r: negC,
         "shifted_neg_part": lambda r: np.maximum(r - C, 0.0),
     }
+    stop = deadline_after(time_limit)
     for name, n_of in choices.items():
+        if results and stop.passed():
+            break
 
         def objective(r: float, n_of: Callable[[float], np.ndarray] = n_of) -> float:
             return dnn_value(C, k, r, n_of(r), err)
 
-        results[name] = minimize_1d(objective, 0.0, max(float(np.max(C)), 0.0), n_grid, n_golden)
+        results[name] = minimize_1d(objective, 0.0, max(float(np.max(C)), 0.0), n_grid, n_golden, deadline=stop)
     name = min(results, key=lambda n: results[n][0])
     best, rho = results[name]
     return Bound(
@@ -332,6 +365,8 @@ DNN_SPEC = BoundSpec(
     COST_SEARCH,
     nonneg_only=True,
     max_dim=DUAL_MAX_DIM,
+    time_option="time_limit",
+    estimate=dense_eigen_seconds,
     description="doubly nonnegative dual kρ + λmax(C − ρ11ᵀ + N), cheap choices of N",
     reference=DNN_REFERENCE,
 )

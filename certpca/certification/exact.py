@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import time
 
-from certpca.certification.numerics import Bound, NotApplicable, check_k
+from certpca.certification.numerics import Bound, NotApplicable, check_k, deadline_after
 from certpca.certification.spec import ASTERIS, COST_EXPONENTIAL, MOGHADDAM, BoundSpec
+from certpca.clock import Deadline
 from certpca.solvers.exact import MAX_DIM, ExactResult, exact
 
 #: default-selection limit: the search is exponential in D, but with its time cap it proves
@@ -32,18 +33,19 @@ def exact_bound(
     *,
     max_dim: int = MAX_DIM,
     node_limit: int = 5_000_000,
-    time_limit: float | None = None,
+    time_limit: Deadline | float | None = None,
     max_seconds: float = BOUND_MAX_SECONDS,
 ) -> Bound:
     """The exact search as a Bound: value = its safe upper bound, params carry the optimum.
 
-    The search stops after min(time_limit, max_seconds) seconds; its bound is valid then too.
+    The search stops after min(time_limit, max_seconds) seconds of the budget clock (:mod:`certpca.clock`);
+    its bound is valid then too.
     """
     t0 = time.perf_counter()
     k = check_k(problem, k)
     if problem.dim > max_dim:
         raise NotApplicable(f"exact search limited to D ≤ {max_dim}, got D = {problem.dim}")
-    limit = max_seconds if time_limit is None else min(time_limit, max_seconds)
+    limit = deadline_after(time_limit).within(max_seconds)
     res = exact(problem, k, nonneg, max_dim=max_dim, node_limit=node_limit, time_limit=limit)
     return Bound(
         res.upper_bound,

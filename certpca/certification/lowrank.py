@@ -20,6 +20,7 @@ from certpca.certification.numerics import (
     Bound,
     NotApplicable,
     check_k,
+    deadline_after,
     dense_matrix,
     gamma,
     lmax_upper,
@@ -32,6 +33,7 @@ from certpca.certification.numerics import (
 )
 from certpca.certification.spec import ASTERIS, COST_SEARCH, PDK, BoundSpec
 from certpca.certification.spectral import gershgorin_bound, lambda1_bound
+from certpca.clock import Deadline, TimeUp
 from certpca.problem import Problem
 from certpca.solvers.spannogram import spannogram
 from certpca.validation import check_choice
@@ -55,7 +57,15 @@ SPLIT_MAX_DIM = 60000
 
 @timed
 def spannogram_bound(
-    problem, k, nonneg=False, *, d: int = 2, net: str | None = None, epsilon: float = 0.1, rng=None
+    problem,
+    k,
+    nonneg=False,
+    *,
+    d: int = 2,
+    net: str | None = None,
+    epsilon: float = 0.1,
+    rng=None,
+    time_limit: Deadline | float | None = None,
 ) -> Bound:
     """Asteris et al. (ICML 2014): OPT ≤ OPT_d + λ_{d+1}, OPT_d on the rank-d part A_d.
 
@@ -67,13 +77,17 @@ def spannogram_bound(
     is recomputed here (not the solver's λ_{d+1}) with its Weyl margin; OPT(Â_d)
     is the solver's exact enumeration value (× (1+1e-9)); + rel 1e-10.  An exact
     enumeration the solver had to truncate (Alg. 2 at degenerate ties) proves
-    nothing: the bound is then skipped (NotApplicable with the solver's reason).
+    nothing: the bound is then skipped (NotApplicable with the solver's reason), and so is one that
+    ``time_limit`` (seconds of the budget clock, :mod:`certpca.clock`) stops during a d = 2 enumeration.
     """
     k = check_k(problem, k)
     kw: dict = {"d": d, "rng": rng, "net": net}
     if net is not None:
         kw["epsilon"] = epsilon
-    res = spannogram(problem, k, nonneg=nonneg, **kw)
+    try:
+        res = spannogram(problem, k, nonneg=nonneg, deadline=deadline_after(time_limit), **kw)
+    except TimeUp:
+        raise NotApplicable("its time limit ended the enumeration, which proves nothing unfinished") from None
     if res.truncated is not None:
         raise NotApplicable(f"the rank-{res.d} enumeration is not exhaustive ({res.truncated})")
     optd = float(res.opt_d)
@@ -219,6 +233,7 @@ SPANNOGRAM = BoundSpec(
     spannogram_bound,
     COST_SEARCH,
     max_dim=SPANNOGRAM_MAX_DIM,
+    time_option="time_limit",
     description="OPT_d + λmax(C − A_d), d = 2: the exact rank-2 optimum plus the residual's top eigenvalue",
     reference=ASTERIS + " (Thm. 1 and the data-dependent bound of §2.1); signed case: " + PDK,
 )

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse.linalg
 
+from certpca.clock import Deadline, deadline
 from certpca.margins import EPS as EPS
 from certpca.margins import MARGIN_SLACK as MARGIN_SLACK
 from certpca.margins import TINY as TINY
@@ -167,7 +168,7 @@ def minimize_1d(
     n_golden: int = 14,
     extra: tuple = (),
     *,
-    deadline: float | None = None,
+    deadline: Deadline | None = None,
     target: float = -math.inf,
     estimate: Callable[[float], float] | None = None,
 ) -> tuple[float, float]:
@@ -175,7 +176,7 @@ def minimize_1d(
 
     Any evaluated point is valid for every bound here, so inexact search only
     costs tightness; hence the search may also stop early, keeping the best point
-    so far: when ``time.perf_counter()`` passes ``deadline`` (after at least one
+    so far: when ``deadline`` (:class:`certpca.clock.Deadline`) passes (after at least one
     evaluation; an evaluation is never interrupted) or a value ≤ ``target`` is
     found (nothing below it is needed).  With ``estimate`` (a cheap approximation
     of f, e.g. by :func:`lmax_estimate`) the search runs on it and f, the bound,
@@ -186,7 +187,7 @@ def minimize_1d(
     guide = f if estimate is None else estimate
 
     def g(x: float) -> float:
-        if seen and (deadline is not None and time.perf_counter() > deadline or min(seen.values()) <= target):
+        if seen and (deadline is not None and deadline.passed() or min(seen.values()) <= target):
             raise _SearchOver
         seen[x] = v = guide(x)
         return v
@@ -196,7 +197,7 @@ def minimize_1d(
     except _SearchOver:
         pass
     if estimate is not None:  # past the deadline only the best point is bounded
-        late = deadline is not None and time.perf_counter() > deadline
+        late = deadline is not None and deadline.passed()
         seen = {x: f(x) for x in sorted(seen, key=lambda x: seen[x])[: 1 if late else ESTIMATE_FINALISTS]}
     arg = min(seen, key=lambda x: seen[x])
     return float(seen[arg]), float(arg)
@@ -230,9 +231,10 @@ def _grid_golden(f: Callable[[float], float], lo: float, hi: float, n_grid: int,
             fd = f(d)
 
 
-def deadline_after(time_limit: float | None) -> float | None:
-    """``time.perf_counter()`` value ``time_limit`` seconds from now (None: no limit)."""
-    return None if time_limit is None else time.perf_counter() + time_limit
+def deadline_after(time_limit: Deadline | float | None) -> Deadline:
+    """The :class:`~certpca.clock.Deadline` ``time_limit`` seconds from now on the budget clock (None: never;
+    a Deadline: itself, so a caller's deadline is passed down as it is)."""
+    return deadline(time_limit)
 
 
 def topk_sum(x: np.ndarray, k: int) -> float:
@@ -248,6 +250,11 @@ def sample_space_seconds(problem, k) -> float:
         r = problem.factor_rows
         return r * r * problem.dim / FLOP_RATE
     return problem.dim**3 / FLOP_RATE
+
+
+def dense_eigen_seconds(problem, k) -> float:
+    """Estimated seconds of C formed and one D × D eigenproblem on it (a dense dual's first point)."""
+    return quadratic_seconds(problem, k) + problem.dim**3 / FLOP_RATE
 
 
 def quadratic_seconds(problem, k) -> float:

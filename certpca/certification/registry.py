@@ -8,7 +8,7 @@ beside its bound's code and carries its cost class, description and citation.
 from __future__ import annotations
 
 from certpca.certification import duals, exact, lowrank, relax, screening, sdp_sample, spectral, threshold
-from certpca.certification.spec import BoundSpec
+from certpca.certification.spec import COST_EIGEN, BoundSpec
 from certpca.errors import InputError
 
 #: sorted by cost class (a stable sort keeps each module's order within a class)
@@ -63,3 +63,10 @@ def default_bounds(problem, nonneg: bool) -> list[str]:
         and (s.max_dim is None or problem.dim <= s.max_dim)
         and (s.default_when is None or s.default_when(problem))
     ]
+
+
+def cheap_bounds(problem, nonneg: bool) -> list[str]:
+    """The default bounds of cost class at most ``COST_EIGEN`` (trace, λ1): a certificate that costs
+    less than a fit, with no search or time limit (so no clock in the result).  Gershgorin (O(r·D²))
+    is left out: on khan (D = 2308) it costs 5 × a 3-component fit per component."""
+    return [n for n in default_bounds(problem, nonneg) if REGISTRY[n].cost <= COST_EIGEN]

@@ -22,6 +22,7 @@ was measured too slow and memory-hungry at D ≥ 100.
 from __future__ import annotations
 
 import time
+import warnings
 
 import numpy as np
 
@@ -76,25 +77,40 @@ def _pick_solver(cp, D: int, solver: str | None) -> tuple[str, dict]:
     return solver, opts
 
 
-def _solve(cp, prob, solver: str, opts: dict) -> tuple[str, float]:
+#: the solvers' own keywords for a time limit in seconds
+TIME_LIMIT_OPTION = {"SCS": "time_limit_secs", "CLARABEL": "time_limit"}
+
+
+def _solve(cp, prob, solver: str, opts: dict, time_limit: float | None = None) -> tuple[str, float]:
+    """Solve ``prob`` with ``solver`` (SCS on a SolverError of another), stopped after ``time_limit``
+    seconds by the solver's own limit: the one wall-clock limit of a bound, since a cvxpy solve cannot be
+    paused to read the budget clock (:mod:`certpca.clock`); its dual point is repaired and valid anyway."""
     t0 = time.perf_counter()
+    limit = {} if time_limit is None else {TIME_LIMIT_OPTION[solver]: max(float(time_limit), 0.01)}
+    opts = {**opts, **limit} if solver in TIME_LIMIT_OPTION else opts
     try:
-        prob.solve(solver=solver, **opts)
+        with warnings.catch_warnings():  # a solve stopped at its limit is inaccurate by design
+            if time_limit is not None:
+                warnings.filterwarnings("ignore", message="Solution may be inaccurate", category=UserWarning)
+            prob.solve(solver=solver, **opts)
     except cp.error.SolverError:
         if solver != "SCS":
-            prob.solve(solver="SCS", **SCS_FALLBACK_OPTIONS)
+            limit = {} if time_limit is None else {TIME_LIMIT_OPTION["SCS"]: max(float(time_limit), 0.01)}
+            prob.solve(solver="SCS", **SCS_FALLBACK_OPTIONS, **limit)
             solver = "SCS"
         else:
             raise
     return solver, time.perf_counter() - t0
 
 
-def dspca_sdp_bound(problem, k, nonneg=False, *, solver: str | None = None, max_dim: int = MAX_DIM) -> Bound:
+def dspca_sdp_bound(
+    problem, k, nonneg=False, *, solver: str | None = None, max_dim: int = MAX_DIM, time_limit: float | None = None
+) -> Bound:
     """DSPCA SDP, certified through its dual U:  OPT ≤ λmax(C + U) + k·max|U|.
 
     The formulation introduces Y = X with 1ᵀ|Y|1 ≤ k; the dual of X = Y is U.
     Both ±U (sign conventions) are evaluated in numpy and the better kept; the
-    cheap soft-threshold dual is evaluated too (both valid).
+    cheap soft-threshold dual is evaluated too (both valid).  ``time_limit`` as for :func:`dnn_sdp_bound`.
     Validity: as :func:`certpca.certification.duals.dspca_dual_bound` for a given U.
     """
     t0 = time.perf_counter()
@@ -105,7 +121,7 @@ def dspca_sdp_bound(problem, k, nonneg=False, *, solver: str | None = None, max_
     link = X == Y
     prob = cp.Problem(cp.Maximize(cp.trace(C @ X)), [cp.trace(X) == 1, cp.sum(cp.abs(Y)) <= k, link])
     solver, opts = _pick_solver(cp, D, solver)
-    solver, secs = _solve(cp, prob, solver, opts)
+    solver, secs = _solve(cp, prob, solver, opts, time_limit)
     U = link.dual_value
     best, how = np.inf, None
     if U is not None:
@@ -134,13 +150,21 @@ def dspca_sdp_bound(problem, k, nonneg=False, *, solver: str | None = None, max_
 
 
 def dnn_sdp_bound(
-    problem, k, nonneg=True, *, solver: str | None = None, max_dim: int = MAX_DIM, polish: bool = True
+    problem,
+    k,
+    nonneg=True,
+    *,
+    solver: str | None = None,
+    max_dim: int = MAX_DIM,
+    polish: bool = True,
+    time_limit: float | None = None,
 ) -> Bound:
     """Doubly nonnegative SDP, certified through its dual (ρ, N).
 
     Repair: ρ ← max(ρ, 0), N ← max(sym(N), 0); then kρ + λmax(C − ρ11ᵀ + N) in numpy.
     ``polish``: a 1-D search over a scaling of ρ around the solver's value with N
-    fixed (every point is valid).
+    fixed (every point is valid).  ``time_limit``: seconds of the solver's own (wall-clock) limit
+    (:func:`_solve`); the dual point it stops at is repaired as any other.
     Validity: as :func:`certpca.certification.duals.dnn_value`.
     """
     t0 = time.perf_counter()
@@ -153,7 +177,7 @@ def dnn_sdp_bound(
     nn_con = X >= 0
     prob = cp.Problem(cp.Maximize(cp.trace(C @ X)), [cp.trace(X) == 1, sum_con, nn_con])
     solver, opts = _pick_solver(cp, D, solver)
-    solver, secs = _solve(cp, prob, solver, opts)
+    solver, secs = _solve(cp, prob, solver, opts, time_limit)
     rho = sum_con.dual_value
     N = nn_con.dual_value
     if rho is None or N is None:
@@ -214,6 +238,7 @@ DSPCA_SDP = BoundSpec(
     dspca_sdp_bound,
     COST_SDP,
     max_dim=MAX_DIM,
+    time_option="time_limit",
     description="DSPCA semidefinite relaxation (cvxpy), certified through its repaired dual U",
     reference=DSPCA,
 )
@@ -224,6 +249,7 @@ DNN_SDP = BoundSpec(
     COST_SDP,
     nonneg_only=True,
     max_dim=MAX_DIM,
+    time_option="time_limit",
     description="doubly nonnegative semidefinite relaxation (cvxpy), certified through its repaired dual",
     reference=DNN_REFERENCE,
 )

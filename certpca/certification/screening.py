@@ -44,6 +44,7 @@ from certpca.certification.numerics import (
 )
 from certpca.certification.spec import ASTERIS, COST_SEARCH, MOGHADDAM, BoundSpec
 from certpca.certification.threshold import threshold_bound
+from certpca.clock import Deadline
 from certpca.problem import Problem
 from certpca.solvers.exact import MAX_DIM, exact, incumbents, schur_prunes, sparse_gershgorin
 from certpca.solvers.renormalize import renormalize
@@ -78,7 +79,7 @@ def screen(
     level: float,
     *,
     features=None,
-    deadline: float | None = None,
+    deadline: Deadline | None = None,
     thresholds: bool = True,
 ) -> tuple[np.ndarray, dict]:
     """The features left after screening C at ``level`` (module docstring), and what it did.
@@ -87,7 +88,7 @@ def screen(
     it removes none and the first again after it removes one: the O(D) test of :func:`quick_pass`,
     then the Gershgorin bound on the formed M alone, then every bound.  Features are tested by
     increasing C_ii.  The passes on formed matrices stop when one would cost more than what is
-    left before ``deadline`` (a ``time.perf_counter()`` value; ``SCREEN_OPS`` operations per entry)
+    left before ``deadline`` (a :class:`certpca.clock.Deadline`; ``SCREEN_OPS`` operations per entry)
     or the deadline passes: what is left then still contains every support better than ``level``.
     A pass with every bound ends early when its first ``FUTILE_TESTS`` features all stay (this
     costs tightness only, never validity).  Returns (sorted indices, {passes, stopped}).
@@ -101,12 +102,12 @@ def screen(
         before = len(F)
         if strength == 0:
             F = quick_pass(C, F, k, level)
-        elif deadline is not None and deadline - time.perf_counter() < SCREEN_OPS * len(F) ** 3 / FLOP_RATE:
+        elif deadline is not None and deadline.left() < SCREEN_OPS * len(F) ** 3 / FLOP_RATE:
             stopped = True  # not even one pass on formed matrices fits in the time left
         else:
             cheap = strength == 1
             for tested, i in enumerate(list(F)):
-                if deadline is not None and time.perf_counter() > deadline:
+                if deadline is not None and deadline.passed():
                     stopped = True
                     break
                 if not cheap and len(F) == before and tested >= FUTILE_TESTS:
@@ -170,7 +171,7 @@ def screening_bound(
     k,
     nonneg=False,
     *,
-    time_limit: float | None = None,
+    time_limit: Deadline | float | None = None,
     support=None,
     thresholds: bool = True,
 ) -> Bound:
@@ -185,7 +186,7 @@ def screening_bound(
     + Weyl margin.
     """
     t0 = time.perf_counter()
-    deadline = deadline_after(MAX_SECONDS if time_limit is None else min(time_limit, MAX_SECONDS))
+    deadline = deadline_after(time_limit).within(MAX_SECONDS)
     k = check_k(problem, k)
     C, err = dense_matrix(problem)
     starts = incumbents(problem, k, nonneg)
@@ -200,14 +201,14 @@ def screening_bound(
     level = best * (1 + LEVEL_RTOL)
     F, info = screen(C, k, nonneg, level, deadline=deadline, thresholds=thresholds)
     params: dict = {"features": problem.dim, "survivors": int(len(F)), "passes": info["passes"], "level": level}
-    left = None if deadline is None else deadline - time.perf_counter()
+    left = deadline.left()
     if len(F) == 0:  # every support is at most L: the best incumbent is optimal to LEVEL_RTOL
         w = starts[int(np.argmax([float(v @ C @ v) / float(v @ v) if v.any() else -np.inf for v in starts]))]
         w = w / np.linalg.norm(w)
         ub_F = -np.inf
         params.update(proven=True, nodes=0, feasible_value=float(w @ C @ w))
         params.update(support=np.flatnonzero(w).tolist(), weights=w.tolist())
-    elif len(F) < problem.dim and len(F) <= MAX_DIM and (left is None or left > 0):
+    elif len(F) < problem.dim and len(F) <= MAX_DIM and left > 0:
         res = exact(problem, k, nonneg, features=F, starts=starts, time_limit=left)
         ub_F = res.upper_bound
         params.update(

@@ -40,7 +40,6 @@ relative γ_4 and 1e-10.  This bound ignores w ≥ 0 (valid, and weaker, there).
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 import scipy.linalg
@@ -58,6 +57,7 @@ from certpca.certification.numerics import (
     Bound,
     NotApplicable,
     check_k,
+    deadline_after,
     gamma,
     lmax_upper,
     safe,
@@ -66,6 +66,7 @@ from certpca.certification.numerics import (
 )
 from certpca.certification.relax import MAX_DIM as DENSE_SDP_MAX_DIM  # dense D with the cvxpy SDPs
 from certpca.certification.spec import COST_SDP, DABE, BoundSpec
+from certpca.clock import Deadline
 
 #: the primal is evaluated at (1 − MIX)·X + MIX·I/r so that every active feature has a root
 MIX = 1e-3
@@ -255,6 +256,7 @@ def _frank_wolfe(S: _Sample, X, iters, k, F, asq, ferr, deadline, target=math.in
     the Newton roots approach h_i from below): once that reaches ``target`` no bound
     below it can come from this ρ, and the search stops (``only_at_start``: only before its first step).
     """
+    deadline = deadline_after(deadline)  # a Deadline, or seconds from now
     best = math.inf
     psi, y = S.primal(X)
     t = 0.5
@@ -282,7 +284,7 @@ def _frank_wolfe(S: _Sample, X, iters, k, F, asq, ferr, deadline, target=math.in
             X = X.toward(B, ub, t)
             psi, y = ft
         # kρ + ψ(X) is the relaxation's value at a primal point: within STOP_GAP, stop
-        if best - (k * S.rho + psi) <= STOP_GAP * best or time.perf_counter() > deadline:
+        if best - (k * S.rho + psi) <= STOP_GAP * best or deadline.passed():
             break
     best = min(best, dual_value(F, asq, S.rho, k, S.act, y, ferr))
     return best, X, psi, it, False
@@ -304,7 +306,7 @@ def dabe_sdp_bound(
     *,
     coarse_iters: int = COARSE_ITERS,
     fine_iters: int = FINE_ITERS,
-    time_limit: float = 40.0,
+    time_limit: Deadline | float = 40.0,
     rho_factors=RHO_FACTORS,
     target: float = math.inf,
 ) -> Bound:
@@ -313,7 +315,8 @@ def dabe_sdp_bound(
     ρ runs over ``rho_factors``·L/k (L a feasible value) with ``coarse_iters``
     Frank–Wolfe steps each (warm-started), then, ``RHO_LEVELS`` times, the best ρ
     and the midpoints to its two neighbours get up to ``fine_iters`` more, all
-    within ``time_limit`` seconds.  Every evaluated dual point is a valid bound; the smallest is kept.
+    within ``time_limit`` seconds (of the budget clock, :mod:`certpca.clock`).  Every evaluated dual point
+    is a valid bound; the smallest is kept.
     ``target`` (a certificate's best bound so far) ends a refining search at a ρ as soon as the
     relaxation's value there is seen to reach it (``params["stopped_at_target"]`` counts those
     searches): the bound then returned is weaker, never invalid; ``params["time_limit_reached"]``
@@ -333,7 +336,7 @@ def dabe_sdp_bound(
     if r == 0:
         raise NotApplicable("C = 0 has no factor")
     asq = np.einsum("ij,ij->j", F, F)
-    deadline = time.perf_counter() + time_limit
+    deadline = deadline_after(time_limit)
     L = _feasible_value(problem, F, k)
     X = _Iterate.start(r)
     results: dict[float, tuple[float, _Iterate]] = {}
@@ -341,7 +344,7 @@ def dabe_sdp_bound(
     reach = target  # the coarse pass's target: none once one of its searches has run
     for fct in rho_factors:
         rho = fct * L / k
-        if results and time.perf_counter() > deadline:
+        if results and deadline.passed():
             break
         if not np.any(asq > rho):
             continue
@@ -361,7 +364,7 @@ def dabe_sdp_bound(
         cands = [best_rho] + [(best_rho + rhos[i]) / 2 for i in (j - 1, j + 1) if 0 <= i < len(rhos)]
         X0 = results[best_rho][1]
         for rho in cands:
-            if time.perf_counter() > deadline:
+            if deadline.passed():
                 break
             S = _Sample(F, asq, rho)
             b, Xn, _, it, at_target = _frank_wolfe(S, X0, fine_iters, k, F, asq, ferr, deadline, target)
@@ -371,7 +374,7 @@ def dabe_sdp_bound(
                 results[rho] = (b, Xn)
     best_rho = min(results, key=lambda p: results[p][0])
     value = results[best_rho][0]
-    out_of_time = time.perf_counter() > deadline  # some search was cut short, or one was never run
+    out_of_time = deadline.passed()  # some search was cut short, or one was never run
     return Bound(
         value,
         "dabe_sdp",

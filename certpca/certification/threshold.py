@@ -71,6 +71,7 @@ from certpca.certification.numerics import (
     LANCZOS_MIN,
     Bound,
     check_k,
+    deadline_after,
     gamma,
     lmax_estimate,
     lmax_upper,
@@ -80,6 +81,7 @@ from certpca.certification.numerics import (
     timed,
 )
 from certpca.certification.spec import ASTERIS, COST_SEARCH, DSPCA, BoundSpec
+from certpca.clock import Deadline, TimeUp
 from certpca.problem import Problem
 from certpca.solvers.spannogram import spannogram
 
@@ -197,14 +199,18 @@ def _top_pairs(Mk: np.ndarray, estimate: bool) -> tuple[np.ndarray, np.ndarray]:
     return np.linalg.eigh(Mk)
 
 
-def _rank2_bound(Mk: np.ndarray, k: int, nonneg: bool, estimate: bool = False) -> float:
-    """OPT_k(Â) + λmax(M_KK − Â), Â the top-2 eigen-part shifted by λ_3 (module docstring); inf if unusable.
+def _rank2_bound(Mk: np.ndarray, k: int, nonneg: bool, estimate: bool = False, stop: Deadline | None = None) -> float:
+    """OPT_k(Â) + λmax(M_KK − Â), Â the top-2 eigen-part shifted by λ_3 (module docstring); inf if unusable
+    or when ``stop`` passes during the enumeration (its part proves nothing).
     With ``estimate`` an estimate of it (Lanczos for the top three pairs and for λmax(M_KK − Â))."""
     n = Mk.shape[0]
     if n < 4:
         return np.inf
     G, R, form = shifted_rank2(Mk, *_top_pairs(Mk, estimate))
-    res = spannogram(Problem(factor=G), k, nonneg=nonneg, d=2)
+    try:
+        res = spannogram(Problem(factor=G), k, nonneg=nonneg, d=2, deadline=stop)
+    except TimeUp:
+        return np.inf
     if res.truncated is not None:
         return np.inf
     if estimate:
@@ -212,14 +218,15 @@ def _rank2_bound(Mk: np.ndarray, k: int, nonneg: bool, estimate: bool = False) -
     return float(res.opt_d) * (1 + OPT_D_SLACK) + lmax_upper(R, form)[0]
 
 
-def _ub_components(labels, n_comp, i, j, m, diag, k, dense_max, rank2=None, estimate=False):
+def _ub_components(labels, n_comp, i, j, m, diag, k, dense_max, rank2=None, estimate=False, stop=None):
     """max over components of ub_k(M_KK); M's off-diagonal entries are (i, j, m) (i < j).
 
     Components are visited in decreasing order of their cheap (Gershgorin) bound
     and refined until no remaining cheap bound can exceed the current maximum.
     ``rank2`` (None, or the problem's ``nonneg``) adds the rank-2 spannogram bound
     on dense components.  ``estimate`` estimates the eigenvalues of large dense
-    components instead of bounding them (to steer the ρ search).  Returns (value, info).
+    components instead of bounding them (to steer the ρ search).  Once ``stop`` (a Deadline) passes,
+    the rank-2 bounds are left out (each component keeps its other bounds).  Returns (value, info).
     """
     D = len(diag)
     kk = k - 1
@@ -263,8 +270,8 @@ def _ub_components(labels, n_comp, i, j, m, diag, k, dense_max, rank2=None, esti
             Mk[np.arange(n), np.arange(n)] = dK
             lam = lmax_estimate(Mk) if estimate else lmax_upper(Mk, EPS * float(np.linalg.norm(Mk)))[0]
             ub = min(ub, lam)
-            if rank2 is not None and n > k:
-                ub = min(ub, _rank2_bound(Mk, k, rank2, estimate))
+            if rank2 is not None and n > k and not (stop is not None and stop.passed()):
+                ub = min(ub, _rank2_bound(Mk, k, rank2, estimate, stop))
         if n > k and ub > best:
             A = sp.csr_matrix((a_l, (r_l, c_l)), shape=(n, n))
             shift = max(0.0, -float(np.min(dK)))
@@ -297,6 +304,7 @@ def threshold_bound(
     pair_budget: int | None = None,
     dense_max: int = DENSE_COMPONENT_MAX,
     rank2: bool = True,
+    time_limit: Deadline | float | None = None,
 ) -> Bound:
     """OPT ≤ (k − 1)ρ + max over components K of ub_k(M_KK)  (module docstring, (A)).
 
@@ -307,7 +315,10 @@ def threshold_bound(
     searched on a log grid in [τ, max pair] and refined around the best point,
     then (``rank2``) the grid points within ``REFINE_WINDOW`` of the best ρ are
     re-evaluated with the rank-2 component bound; every ρ ≥ τ gives a valid bound (pairs below τ are not needed: their M
-    entry is 0).
+    entry is 0).  After ``time_limit`` seconds of the budget clock (:mod:`certpca.clock`) no further ρ
+    is tried and no rank-2 bound is started or finished (a started one is abandoned); at least one ρ is
+    bounded, so the bound returned is the minimum over the ρ bounded so far, each valid by itself
+    (``params["time_limit_reached"]``).
     Validity: (k − 1)(ρ + e) + γ_r·c_max added for the formed entries, component
     bounds with Weyl / summation margins (module docstring), then rel 1e-10.
     """
@@ -318,6 +329,8 @@ def threshold_bound(
     key = v if nonneg else np.abs(v)
     diag_err = gamma(problem.factor().shape[0]) * float(np.max(np.abs(diag))) if problem.uses_factor else 0.0
 
+    stop = deadline_after(time_limit)
+
     def evaluate(rho, rank2=None, estimate=False):
         m_act = int(np.searchsorted(-key, -rho, side="left"))  # pairs with key > ρ
         ii, jj, vv = i[:m_act], j[:m_act], v[:m_act]
@@ -327,7 +340,7 @@ def threshold_bound(
             mm = np.sign(vv) * (np.abs(vv) - rho)
         g = sp.coo_matrix((np.ones(m_act), (ii, jj)), shape=(D, D))
         n_comp, labels = connected_components(g, directed=False)
-        ub, info = _ub_components(labels, n_comp, ii, jj, mm, diag, k, dense_max, rank2, estimate)
+        ub, info = _ub_components(labels, n_comp, ii, jj, mm, diag, k, dense_max, rank2, estimate, stop)
         total = (k - 1) * (rho + err) + diag_err + ub
         total = total + gamma(4) * (abs(ub) + (k - 1) * (rho + err))
         info.update(n_pairs=m_act, components=int(n_comp))
@@ -344,12 +357,18 @@ def threshold_bound(
     # from LANCZOS_MIN features the search runs on estimates and only its best points are bounded
     # (every ρ is valid, so a misleading estimate costs tightness only)
     est = D >= LANCZOS_MIN
-    results = {float(r): evaluate(float(r), estimate=est) for r in grid}
+    results: dict[float, tuple] = {}
+    for r in grid:
+        if results and stop.passed():
+            break
+        results[float(r)] = evaluate(float(r), estimate=est)
     best_rho = min(results, key=lambda r: results[r][0])
     pos = int(np.searchsorted(grid, best_rho))
     a = grid[max(pos - 1, 0)]
     b = grid[min(pos + 1, len(grid) - 1)]
     for r in np.linspace(a, b, n_refine + 2)[1:-1]:
+        if stop.passed():
+            break
         results[float(r)] = evaluate(float(r), estimate=est)
     best_rho = min(results, key=lambda r: results[r][0])
     with_rank2: set[float] = set()
@@ -358,13 +377,20 @@ def threshold_bound(
         lo_w, hi_w = REFINE_WINDOW[0] * best_rho, REFINE_WINDOW[1] * best_rho
         with_rank2 = {r for r in results if lo_w <= r <= hi_w}
         for r in sorted(with_rank2):
+            if stop.passed():
+                break
             results[r] = min(results[r], evaluate(r, nonneg, estimate=est), key=lambda t: t[0])
         best_rho = min(results, key=lambda r: results[r][0])
-    if est:
+    if est:  # the estimates steered the search; the finalists are bounded (the first even past the limit)
         finalists = sorted(results, key=lambda r: results[r][0])[:ESTIMATE_FINALISTS]
-        results = {r: evaluate(r, nonneg if r in with_rank2 else None) for r in finalists}
+        results = {}
+        for r in finalists:
+            if results and stop.passed():
+                break
+            results[r] = evaluate(r, nonneg if r in with_rank2 else None)
         best_rho = min(results, key=lambda r: results[r][0])
     value, info = results[best_rho]
+    info["time_limit_reached"] = stop.passed()
     return Bound(
         value,
         "threshold",
@@ -380,6 +406,7 @@ THRESHOLD = BoundSpec(
     threshold_bound,
     COST_SEARCH,
     max_dim=THRESHOLD_MAX_DIM,
+    time_option="time_limit",
     estimate=quadratic_seconds,
     description="(k−1)ρ + max over connected components of the thresholded C of a k-sparse bound",
     reference="certpca's own bound: C = M + R with M the off-diagonal threshold of C at ρ (diagonal "

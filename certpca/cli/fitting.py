@@ -11,6 +11,9 @@ import numpy as np
 from certpca import api
 from certpca.certification import REGISTRY as BOUNDS
 from certpca.certification import certify_vector, parse_bounds
+from certpca.certification.certificate import DEFAULT_BUDGET
+from certpca.certification.components import total_budget
+from certpca.clock import progress_bar
 from certpca.data.advice import preprocessing_advice
 from certpca.data.annotation import label as feature_label
 from certpca.data.chunked import ChunkedData
@@ -23,13 +26,11 @@ from certpca.validation import check_float, check_int, check_random_state, parse
 
 from .options import chunked_options, data_options, load_options, out_option
 
-#: seconds per component after which ``certpca fit`` starts no new bound: the cheap bounds always
-#: run, the strong ones (threshold split, sample-space SDP) only when they fit
-FIT_BUDGET = 10.0
 #: the help of ``--budget``, the same concept in fit and certify
 BUDGET_HELP = (
-    "seconds per certificate after which no new bound starts (a bound with its own time limit gets a "
-    "share of what is left)"
+    "CPU seconds for all the command's certificates, every component and bound: cheapest first, a bound "
+    "that would overrun is skipped or stopped with its best valid bound "
+    f"(default {DEFAULT_BUDGET:g} with the default bounds, none with --bounds)"
 )
 
 
@@ -84,9 +85,8 @@ def add_commands(sub) -> None:
     fit.add_argument(
         "--budget",
         type=float,
-        default=FIT_BUDGET,
         metavar="SECONDS",
-        help=f"{BUDGET_HELP} (default {FIT_BUDGET:g})",
+        help=BUDGET_HELP,
     )
     out_option(fit, "write the loadings as CSV (features x components)")
     fit.add_argument("--scores", type=Path, metavar="FILE", help="write the scores as CSV (samples x components)")
@@ -120,7 +120,7 @@ def add_commands(sub) -> None:
         metavar="NAME,...",
         help="bounds to compute (default: all that apply; names: " + ", ".join(BOUNDS) + ")",
     )
-    cert.add_argument("--budget", type=float, metavar="SECONDS", help=f"{BUDGET_HELP} (default: none)")
+    cert.add_argument("--budget", type=float, metavar="SECONDS", help=BUDGET_HELP)
     cert.add_argument("--tol", type=float, default=1e-6, help="relative gap counted as optimal (default 1e-6)")
     cert.add_argument("--seed", type=int, default=0, help="seed of the solver's random starts (default 0)")
     cert.add_argument("--json", action="store_true", help="print one JSON object")
@@ -181,7 +181,8 @@ def _cmd_fit(args: argparse.Namespace) -> int:
             outputs.claim(path, what, flag="out" if what == "loadings" else "scores")
     check_float(args.min_angle, "min_angle", low=0, high=90)
     check_int(args.restarts, "restarts", low=0)
-    check_float(args.budget, "budget", low=0)
+    if args.budget is not None:
+        check_float(args.budget, "budget", low=0)
     check_random_state(args.seed)
     bounds = parse_bounds(args.bounds) if args.bounds else None
     ds = _open(args)
@@ -247,7 +248,10 @@ def _cmd_certify(args: argparse.Namespace) -> int:
     else:
         comp = _best_component(problem, args.k, args.nonneg, args.seed)
         w, source = comp.weights, f"certpca {comp.method}"
-    cert = certify_vector(problem, w, args.k, args.nonneg, bounds=bounds, budget=args.budget, tol=args.tol)
+    with progress_bar(total_budget(bounds, args.budget)) as progress:
+        cert = certify_vector(
+            problem, w, args.k, args.nonneg, bounds=bounds, budget=args.budget, tol=args.tol, progress=progress
+        )
     if args.json:
         out = cert.to_dict()
         out.update({"data": ds.describe(), "vector": source, "support": [str(f) for f in problem.feature_ids[w != 0]]})

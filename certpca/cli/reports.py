@@ -87,8 +87,8 @@ def add_commands(sub) -> None:
         default=SDP_TIME,
         metavar="SECONDS",
         help=f"time limit of the sample-space SDP bound {SDP_BOUND} in the certificates at k "
-        f"(default {SDP_TIME:g}; it keeps its best bound so far; not fit's and certify's --budget, "
-        "which stops new bounds from starting)",
+        f"(CPU seconds, default {SDP_TIME:g}; it keeps its best bound so far; the same clock as fit's and "
+        "certify's --budget, which bounds all their certificates)",
     )
     rep.add_argument(
         "--path-bounds", metavar="NAME,...", help="bounds of the band along the path (default trace,lambda1,dabe)"

@@ -19,14 +19,15 @@ from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
 
 from ..certification import Certificate, certify_components
 from ..certification.certificate import Better
-from ..certification.components import adopted_component
+from ..certification.components import adopted_component, share_of, total_budget
+from ..clock import Deadline
 from ..errors import InputError
 from ..problem import Problem
 from ..results import Fit
@@ -156,9 +157,15 @@ def certify_fit(
     budget: float | None = None,
     tol: float = 1e-6,
     time_limits: dict[str, float] | None = None,
+    progress: Callable[[str, float], None] | None = None,
 ) -> list[Certificate | None]:
     """Certify every component on the problem it solved (:func:`certify_components`), adopting
     what certification finds; ``fit.certificates`` holds the list, which is returned.
+
+    ``budget`` (CPU seconds, :mod:`certpca.clock`; default ``DEFAULT_BUDGET`` with the default bounds)
+    is for the whole call: each component gets an equal share of what is left when it starts
+    (:func:`~certpca.certification.components.share_of`), what one leaves unused goes to the later ones,
+    and the refits after an adoption count too.  ``progress(label, seconds used)`` is called before each bound.
 
     When a bound's search holds a vector better than component j (``Certificate.better``: the
     exact search's optimum, the spannogram's vector, ...), a sequential fit (``projection`` or
@@ -172,9 +179,18 @@ def certify_fit(
     """
     adopt = fit.options.get("deflation", "projection") in SEQUENTIAL
     certificates: list[Certificate | None] = []
-    for j in range(len(fit.components)):
+    clock = Deadline(total_budget(bounds, budget))
+    n = len(fit.components)
+    for j in range(n):
         (cert,) = certify_components(
-            fit, bounds=bounds, budget=budget, tol=tol, start=j, stop=j + 1, time_limits=time_limits
+            fit,
+            bounds=bounds,
+            budget=share_of(clock, n - j),
+            tol=tol,
+            start=j,
+            stop=j + 1,
+            time_limits=time_limits,
+            progress=None if progress is None else lambda label, _used: progress(label, clock.used()),
         )
         if adopt and cert is not None and cert.better is not None:
             _adopt(fit, j, cert.better)

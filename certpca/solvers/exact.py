@@ -47,6 +47,7 @@ from typing import ClassVar
 import numpy as np
 import scipy.linalg
 
+from ..clock import Deadline, deadline
 from ..errors import InputError
 from ..margins import EPS, MARGIN_SLACK, gamma, gershgorin_columns, lmax_upper, safe, shifted_rank2, weyl_margin
 from ..problem import Problem
@@ -240,7 +241,7 @@ def exact(
     starts: list[np.ndarray] | None = None,
     max_dim: int = MAX_DIM,
     node_limit: int = 5_000_000,
-    time_limit: float | None = None,
+    time_limit: Deadline | float | None = None,
     rtol: float = 1e-12,
 ) -> ExactResult:
     """Exact OPT by best-first branch and bound (at most ``max_dim`` features at the root, dense C).
@@ -248,12 +249,14 @@ def exact(
     ``features``: the root's features (default all): the proof covers supports inside them.
     ``starts``: feasible vectors (length D) for the incumbent instead of :func:`incumbents`.
     Returns an :class:`ExactResult`; ``proven`` is False when a node or time
-    limit stopped the search (``upper_bound`` is then still valid: the largest
+    limit (seconds, or a Deadline, on the budget clock :mod:`certpca.clock`) stopped the search
+    (``upper_bound`` is then still valid: the largest
     bound of the nodes left).  The incumbent, the node bounds and the proof's
     running maximum are shared by closures over one search; the proof (module
     docstring) reads best in one place.  An InputError when the root has more than ``max_dim`` features.
     """
     t0 = time.perf_counter()
+    stop_at = deadline(time_limit)
     D = problem.dim
     root: list[int] = list(range(D)) if features is None else sorted(int(i) for i in features)
     if len(root) > max_dim:
@@ -341,7 +344,7 @@ def exact(
         if -negb <= target():
             ub_seen = max(ub_seen, -negb)
             continue
-        if nodes >= node_limit or (time_limit is not None and time.perf_counter() - t0 > time_limit):
+        if nodes >= node_limit or stop_at.passed():
             stopped = True
             ub_seen = max(ub_seen, -negb)  # the largest bound of the nodes left
             break

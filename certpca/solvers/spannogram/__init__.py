@@ -66,6 +66,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from ...clock import Deadline
 from ...errors import InputError
 from ...problem import Problem
 from ...validation import (
@@ -168,6 +169,7 @@ def spannogram(
     samples: int | None = None,
     rng=None,
     n_refine: int = 16,
+    deadline: Deadline | None = None,
 ) -> SpannogramResult:
     """Spannogram (nonnegative) sparse PCA on the rank-d surrogate ([APD14] Alg. 1).
 
@@ -199,6 +201,9 @@ def spannogram(
     n_refine : int
         How many of the best candidates (by surrogate value) are renormalised on
         the full C before the best is returned.
+    deadline : Deadline, optional
+        Ends the d = 2 enumeration by :class:`certpca.clock.TimeUp` when it passes (a bound
+        built on ``opt_d`` then has nothing to stand on); None: no limit.
 
     Returns
     -------
@@ -229,7 +234,7 @@ def spannogram(
         opt_net: float | None = None
     elif net is None:
         if d_eff == 2:
-            supports, f_lb = sweep_supports_2d(V, k, nonneg)
+            supports, f_lb = sweep_supports_2d(V, k, nonneg, deadline=deadline)
         else:
             supports, f_lb, truncated = vertex_supports(V, k, nonneg)
         opt_net = None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...clock import Deadline
 from .topk import REL_TOL, relevant_curves, top_k_supports
 
 #: default number of curves a leaf interval may leave undecided before its crossings are sorted
@@ -59,7 +60,13 @@ def _critical_angles(VR: np.ndarray, nonneg: bool, period: float) -> np.ndarray:
 
 
 def sweep_supports_2d(
-    V: np.ndarray, k: int, nonneg: bool, *, leaf: int | None = None, n_intervals: int | None = None
+    V: np.ndarray,
+    k: int,
+    nonneg: bool,
+    *,
+    leaf: int | None = None,
+    n_intervals: int | None = None,
+    deadline: Deadline | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """All top-k supports of the d = 2 spannogram ([APD14] Sec. 4.1; [PDK13] signed).
 
@@ -80,6 +87,9 @@ def sweep_supports_2d(
     Alg. 2 (tested against the all-pairs reference).  The function is long
     because the interval recursion and the leaf step share the curves and the
     output lists through two closures; split apart they would pass ten arguments.
+
+    ``deadline`` (:class:`certpca.clock.Deadline`), checked once per interval, raises
+    :class:`certpca.clock.TimeUp` when it passes: a part of the collection proves nothing.
 
     Returns
     -------
@@ -147,6 +157,8 @@ def sweep_supports_2d(
         stack = [(ta, tb, R, lo, hi)]
         while stack:
             ta, tb, R, lo, hi = stack.pop()
+            if deadline is not None:
+                deadline.check()
             if lo is None:
                 lo, hi = _interval_bounds(V1[R], V2[R], r[R], ta, tb, nonneg)
             keep = relevant_curves(lo, hi, k, nonneg, slack)

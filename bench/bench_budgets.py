@@ -1,0 +1,119 @@
+"""Issue 29's acceptance rows for budgets: a certificate returns within its budget, and the estimator's
+default certificate costs about the fit.
+
+Each CLI row runs ``python -m certpca certify ...`` in a child process (one BLAS thread) with the
+default budget (15 CPU seconds, ``DEFAULT_BUDGET``) and reports its wall and CPU seconds (the child's
+user + system time) over the budget: the budget counts CPU seconds, so CPU/budget is the promise
+(≤ 1.2 is the acceptance) and wall/budget follows it on a quiet machine; the load average is given
+beside.  Then ``certpca.SparsePCA(n_components=3, k=50).fit(khan)`` with its defaults over
+``certify=False`` (median of ``--repeats``, in alternation), and ``certpca.certify(fit, budget=10)``
+on pbmc with 5 components at k = 30.
+
+    PYTHONPATH=. python bench/bench_budgets.py      # writes reports/bench/budgets.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+import warnings
+
+from common import CHILD_ENV, publish
+from threadpoolctl import threadpool_limits
+
+import certpca
+from certpca.certification.certificate import DEFAULT_BUDGET
+
+CLI_ROWS = [
+    ["khan", "--k", "10", "--scale", "--nonneg"],
+    ["alon", "--k", "10", "--log2", "20", "--nonneg"],
+    ["lrs", "--k", "50", "--scale", "--nonneg"],
+]
+
+
+def cli_row(args: list[str]) -> tuple[float, float, str]:
+    """(wall seconds, CPU seconds, the certificate's first line) of ``certpca certify`` on ``args``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    out = subprocess.run(
+        [sys.executable, "-m", "certpca", "certify", *args], env=CHILD_ENV, capture_output=True, text=True
+    )
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    line = next((x for x in out.stdout.splitlines() if x.startswith("Certificate")), out.stderr.strip()[-200:])
+    used = next((x.strip() for x in out.stdout.splitlines() if "budget: used" in x), "")
+    return wall, cpu, f"{line.split(': ', 1)[-1]} ({used})"
+
+
+def estimator_ratio(X, repeats: int) -> tuple[float, float]:
+    """(median seconds with the default certificate, median with certify=False), fitted in alternation."""
+    with_cert, without = [], []
+    for _ in range(repeats):
+        for certify, times in ((True, with_cert), (False, without)):
+            t0 = time.perf_counter()
+            certpca.SparsePCA(n_components=3, k=50, certify=certify).fit(X)
+            times.append(time.perf_counter() - t0)
+    return statistics.median(with_cert), statistics.median(without)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    warnings.simplefilter("ignore")
+    rows = [
+        "# Budgets (issue 29)",
+        "",
+        f"`PYTHONPATH=. python bench/bench_budgets.py`, {platform.node()}, {os.cpu_count()} cores, one BLAS thread.",
+        "The budget counts CPU seconds of the process (certpca/clock.py); wall seconds follow on a quiet",
+        "machine and stretch with the load (load average: 1-minute value when the row started).",
+        "",
+        "| command | budget (CPU s) | wall s | CPU s | CPU / budget | wall / budget | load | certificate |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for a in CLI_ROWS:
+        load = os.getloadavg()[0]
+        wall, cpu, line = cli_row(a)
+        b = DEFAULT_BUDGET
+        rows.append(
+            f"| `certpca certify {' '.join(a)}` | {b:g} | {wall:.1f} | {cpu:.1f} | {cpu / b:.2f} | {wall / b:.2f} "
+            f"| {load:.2f} | {line} |"
+        )
+    with threadpool_limits(1):
+        khan = certpca.load("khan")
+        X = khan.matrix
+        load = os.getloadavg()[0]
+        t_cert, t_plain = estimator_ratio(X, args.repeats)
+        ratio = t_cert / t_plain
+        rows += [
+            "",
+            "| estimator | default (s) | certify=False (s) | ratio | ≤ 3 × uncertified + 1 s | load |",
+            "|---|---|---|---|---|---|",
+            f"| `SparsePCA(n_components=3, k=50).fit(khan)`, median of {args.repeats} | {t_cert:.3f} | "
+            f"{t_plain:.3f} | {ratio:.2f} | {'yes' if t_cert <= 3 * t_plain + 1 else 'no'} | {load:.2f} |",
+        ]
+        fit = certpca.fit("pbmc", 30, n_components=5)
+        load = os.getloadavg()[0]
+        cpu0, t0 = time.process_time(), time.perf_counter()
+        certpca.certify(fit, budget=10)
+        wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+        fractions = ", ".join(f"{100 * c.certified_fraction:.2f}%" for c in fit.certificates if c is not None)
+        rows += [
+            "",
+            "| call | budget (CPU s) | wall s | CPU s | load | certified (per component) |",
+            "|---|---|---|---|---|---|",
+            f"| `certpca.certify(fit, budget=10)`, pbmc k = 30, 5 components | 10 | {wall:.1f} | {cpu:.1f} "
+            f"| {load:.2f} | {fractions} |",
+        ]
+    publish("budgets.md", "\n".join(rows) + "\n")
+
+
+if __name__ == "__main__":
+    main()

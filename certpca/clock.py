@@ -1,0 +1,107 @@
+"""The one clock of budgets and time limits: CPU seconds of this process.
+
+Every budget (``certify(..., budget=)``, ``--budget``) and every time limit of a bound or search
+(``time_limit=``) is counted on :func:`now`, the CPU time of the process, not the wall clock: a
+busy machine slows a computation down but does not make it do less work, so the same certificate
+comes out on a loaded machine as on a quiet one (up to the jitter of CPU accounting near a limit).
+With one BLAS thread (``OMP_NUM_THREADS=1``) a CPU second is a wall second on a quiet machine; with
+several, the threads' seconds add up and a budget ends sooner in wall time.  Work done in child
+processes is not counted: nothing that runs under a budget forks.
+
+A :class:`Deadline` also has a wall-clock safety net, :data:`WALL_FACTOR` times its seconds (plus
+:data:`WALL_SLACK`): a process that is starved of CPU, or waits, still stops.  On a quiet machine it
+is never reached.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+#: a deadline of s CPU seconds also ends after WALL_FACTOR·s + WALL_SLACK wall seconds
+WALL_FACTOR = 4.0
+WALL_SLACK = 2.0
+
+#: a progress bar (:func:`progress_bar`) appears once the work has run this many seconds
+PROGRESS_DELAY = 2.0
+
+
+def now() -> float:
+    """The budget clock: CPU seconds of this process (all its threads)."""
+    return time.process_time()
+
+
+class TimeUp(Exception):
+    """Raised by :meth:`Deadline.check` inside a computation that has no valid partial result."""
+
+
+class Deadline:
+    """A point on the budget clock ``seconds`` from its creation (None: never); cheap to check.
+
+    ``left()`` is the CPU seconds left (inf without a limit), ``passed()`` whether it is reached,
+    ``check()`` raises :class:`TimeUp` once it has, ``used()`` the CPU seconds since creation,
+    ``within(s)`` the earlier of this deadline and s from now.
+    """
+
+    __slots__ = ("cpu", "seconds", "start", "wall")
+
+    def __init__(self, seconds: float | None = None):
+        self.seconds = None if seconds is None else max(float(seconds), 0.0)
+        self.start = now()
+        if self.seconds is None or not math.isfinite(self.seconds):
+            self.cpu = self.wall = math.inf
+        else:
+            self.cpu = self.start + self.seconds
+            self.wall = time.perf_counter() + WALL_FACTOR * self.seconds + WALL_SLACK
+
+    def left(self) -> float:
+        if self.cpu == math.inf:
+            return math.inf
+        return min(self.cpu - now(), (self.wall - time.perf_counter()) / WALL_FACTOR)
+
+    def passed(self) -> bool:
+        return self.left() <= 0
+
+    def check(self) -> None:
+        """Raise :class:`TimeUp` when the deadline has passed."""
+        if self.passed():
+            raise TimeUp
+
+    def used(self) -> float:
+        return now() - self.start
+
+    def within(self, seconds: float | None) -> Deadline:
+        """The earlier of this deadline and ``seconds`` from now (None: this one)."""
+        if seconds is None or seconds >= self.left():
+            return self
+        return Deadline(seconds)
+
+
+def deadline(limit: Deadline | float | None) -> Deadline:
+    """A Deadline from a time limit in seconds (None: none) or a Deadline (itself)."""
+    return limit if isinstance(limit, Deadline) else Deadline(limit)
+
+
+@contextmanager
+def progress_bar(seconds: float | None, desc: str = "certifying") -> Iterator[Callable[[str, float], None] | None]:
+    """``progress(label, seconds used)`` drawing a bar of a budget's CPU seconds on stderr: only on a
+    terminal and once the work has run for :data:`PROGRESS_DELAY` seconds (yields None otherwise)."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from tqdm import tqdm  # deferred: only a terminal draws a bar, and the bounds import this module
+
+    shape = None if seconds is None else "{desc}: {percentage:3.0f}%|{bar}| {n:.1f} of {total:.3g} CPU s{postfix}"
+    bar = tqdm(total=seconds, desc=desc, unit="s", delay=PROGRESS_DELAY, file=sys.stderr, leave=False, bar_format=shape)
+
+    def progress(label: str, used: float) -> None:
+        bar.set_postfix_str(label, refresh=False)
+        bar.update(max(min(used, seconds if seconds is not None else used) - bar.n, 0.0))
+
+    try:
+        yield progress
+    finally:
+        bar.close()
