@@ -91,7 +91,7 @@ def render(run: ReportRun, *, timings: bool = False) -> str:
                 "scores_svg": Markup(plots.scores(run, sc, f"scores-{slug}")) if sc else None,
                 "stable": run.stability_of(nonneg),
                 "stable_count": stable_count(record) if (record := run.stability_of(nonneg)) else 0,
-                "stability_svg": Markup(plots.stability(record, f"stability-{slug}")) if record else None,
+                "stability_svg": Markup(plots.stability(run, record, f"stability-{slug}")) if record else None,
             }
         )
     g = run.genes
@@ -101,6 +101,7 @@ def render(run: ReportRun, *, timings: bool = False) -> str:
     ctx = {
         "run": run,
         "d": run.data,
+        "u": T.Units.of(run.data.units),
         "s": run.settings,
         "modes": modes,
         "timings": timings,

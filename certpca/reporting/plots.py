@@ -13,6 +13,7 @@ import re
 import numpy as np
 
 from certpca.data import pixel_ids
+from certpca.reporting.formats import Units
 from certpca.reporting.saved import GeneSelection, MethodFit, ReportRun, SavedComponent, SavedStability, Scores
 
 #: feature ids are written under the stems up to this many loadings (more would not be legible)
@@ -135,7 +136,7 @@ def path(run: ReportRun) -> str | None:
 def loadings(run: ReportRun, fit: MethodFit, name: str, max_labels: int = MAX_TICK_LABELS) -> str:
     """Nonzero loadings of each component: a stem plot with feature ids, or an image for pixels."""
     comps = fit.components
-    shape = run.data.image_shape
+    shape, u = run.data.image_shape, Units.of(run.data.units)
     matplotlib, plt = mpl()
     with matplotlib.rc_context(STYLE):
         if shape:
@@ -156,7 +157,7 @@ def loadings(run: ReportRun, fit: MethodFit, name: str, max_labels: int = MAX_TI
                 ax.set_xticks(x)
                 ax.set_xticklabels(ids, rotation=90, fontsize=SMALL_FONT if w.size > CROWDED_TICKS else 8)
             else:
-                ax.set_xlabel(f"feature rank (ids of all {w.size} in the features table)")
+                ax.set_xlabel(f"{u.col} rank (names of all {w.size} in the {u.cols} table)")
             ax.set_xlim(-1, max(w.size, 1))
         fig.tight_layout()
     return to_svg(fig, name)
@@ -193,6 +194,7 @@ def scores(run: ReportRun, sc: Scores, name: str) -> str:
     sees at once whether the few selected features separate what all features separate.
     """
     matplotlib, plt = mpl()
+    u = Units.of(run.data.units)
     classes = sorted(set(sc.labels)) if sc.labels is not None else [None]
     labels = np.array(sc.labels if sc.labels is not None else [None] * len(sc.sample_ids), dtype=object)
     with matplotlib.rc_context(STYLE):
@@ -203,7 +205,7 @@ def scores(run: ReportRun, sc: Scores, name: str) -> str:
                 sc.components,
                 f"{'nonnegative ' if sc.nonneg else ''}sparse PCA ({sc.method}), k = {run.settings.k}",
             ),
-            (axes[0][1], sc.pca, "ordinary PCA (all features)"),
+            (axes[0][1], sc.pca, f"ordinary PCA (all {u.cols})"),
         )
         for ax, cols, title in panels:
             x = np.asarray(cols[0])
@@ -220,7 +222,7 @@ def scores(run: ReportRun, sc: Scores, name: str) -> str:
                     color=PALETTE[i % len(PALETTE)],
                     alpha=0.8,
                     lw=0.5,
-                    label=cls if cls is not None else "samples",
+                    label=cls if cls is not None else u.rows,
                 )
             ax.set_xlabel("PC1 score")
             if len(cols) > 1:
@@ -240,11 +242,12 @@ def genes(run: ReportRun) -> str | None:
     if not g:
         return None
     matplotlib, plt = mpl()
+    u = Units.of(run.data.units)
     with matplotlib.rc_context(STYLE):
         fig, ax = plt.subplots(figsize=(6.4, 3.2))
         full = g.rows[0]
         ax.axhspan(full.mean - full.sd, full.mean + full.sd, color="#cccccc", alpha=0.5, lw=0)
-        ax.axhline(full.mean, color="black", lw=1, label=f"full data ({full.n_features} features)")
+        ax.axhline(full.mean, color="black", lw=1, label=f"full data ({full.n_features} {u.cols})")
         for i, sel in enumerate(g.selectors):
             rows = [r for r in g.rows if r.selector == sel]
             x = np.array([r.size for r in rows])
@@ -261,19 +264,20 @@ def genes(run: ReportRun) -> str | None:
                 label=sel,
             )
         ax.axvline(g.featured, color="#888888", lw=0.8, ls=":")
-        ax.set_xlabel("number of selected features")
+        ax.set_xlabel(f"number of selected {u.cols}")
         ax.set_ylabel(f"Jaccard (mean ± sd, {g.n_init} runs)")
         ax.set_ylim(0, 1)
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))  # outside the axes: never over the data
-        ax.set_title("k-means on selected features vs the known classes")
+        ax.set_title(f"k-means on selected {u.cols} vs the known classes")
         fig.tight_layout()
     return to_svg(fig, "genes")
 
 
-def stability(record: SavedStability, name: str) -> str:
+def stability(run: ReportRun, record: SavedStability, name: str) -> str:
     """Selection frequency over the halves against |loading| on all samples: the selected features (filled)
     and those only some halves chose (open, at 0), with the threshold as a line."""
     matplotlib, plt = mpl()
+    u = Units.of(run.data.units)
     with matplotlib.rc_context(STYLE):
         fig, ax = plt.subplots(figsize=(6.4, 3.0))
         chosen = [r for r in record.rows if r.selected]
@@ -283,7 +287,7 @@ def stability(record: SavedStability, name: str) -> str:
             [r.frequency for r in chosen],
             s=14,
             color=PALETTE[0],
-            label=f"selected on all samples ({len(chosen)})",
+            label=f"selected on all {u.rows} ({len(chosen)})",
         )
         if others:
             ax.scatter(
@@ -295,7 +299,7 @@ def stability(record: SavedStability, name: str) -> str:
                 label=f"selected only in halves ({len(others)})",
             )
         ax.axhline(record.threshold, color="#888888", lw=0.8, ls=":")
-        ax.set_xlabel("|loading| on all samples")
+        ax.set_xlabel(f"|loading| on all {u.rows}")
         ax.set_ylabel(f"frequency ({record.n_subsamples} halves)")
         ax.set_ylim(-0.02, 1.02)
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
