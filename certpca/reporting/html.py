@@ -89,6 +89,7 @@ def render(run: ReportRun, *, timings: bool = False) -> str:
                 "tables": {k: _shown(v) for k, v in tabs.items() if v is not None},
                 "loadings_svg": Markup(plots.loadings(run, best, f"loadings-{slug}")),
                 "scores_svg": Markup(plots.scores(run, sc, f"scores-{slug}")) if sc else None,
+                "heatmap_svg": Markup(svg) if sc and (svg := plots.heatmap(run, sc, best, f"heatmap-{slug}")) else None,
                 "stable": run.stability_of(nonneg),
                 "stable_count": stable_count(record) if (record := run.stability_of(nonneg)) else 0,
                 "stability_svg": Markup(plots.stability(run, record, f"stability-{slug}")) if record else None,

@@ -79,6 +79,8 @@ from certpca.version import __version__
 
 #: eigenvalues kept for the spectrum figure
 N_EIGEN = 20
+#: up to this many samples the run keeps the selected features' values for the report's heatmap
+HEATMAP_SAMPLES = 5000
 #: bounds of this cost class and above are computed once per k on the plain problem and shared by
 #: the nonnegative band (a bound on the plain problem is valid for w >= 0 too)
 SHARED_COST = 3
@@ -330,6 +332,10 @@ def sample_scores(ds: Dataset, problem: Problem, fits: list[MethodFit]) -> list[
         for j, comp in enumerate(best.components):
             for fid, w in comp.loadings.items():
                 W[position[fid], j] = w
+        chosen = sorted({fid for comp in best.components for fid in comp.loadings}, key=position.__getitem__)
+        if len(ds.sample_ids) > HEATMAP_SAMPLES:
+            chosen = []
+        values = ds.columns([position[f] for f in chosen]).T if chosen else np.empty((0, 0))
         out.append(
             Scores(
                 nonneg=nonneg,
@@ -338,6 +344,7 @@ def sample_scores(ds: Dataset, problem: Problem, fits: list[MethodFit]) -> list[
                 labels=labels,
                 components=ds.project(W).T.tolist(),
                 pca=pca,
+                selected={f: v.tolist() for f, v in zip(chosen, values)},
             )
         )
     return out

@@ -73,7 +73,9 @@ def test_no_external_resources(page):
     html = page.read_text(encoding="utf-8")
     assert "<script" not in html and "<link" not in html and "@import" not in html
     refs = re.findall(r'(?:src|href)="([^"]*)"', html)
-    assert all(r.startswith("#") for r in refs), [r for r in refs if not r.startswith("#")][:5]
+    inline = ("#", "data:image/png;base64,")  # links within the page; the heatmaps' pixels, inline
+    assert all(r.startswith(inline) for r in refs), [r[:40] for r in refs if not r.startswith(inline)][:5]
+    assert any(r.startswith("data:image/png;base64,") for r in refs)  # the heatmaps are there
     assert "url(http" not in html
 
 
@@ -86,7 +88,7 @@ def test_opens_in_headless_chromium(page, tmp_path):
     assert dom.returncode == 0, dom.stderr[-2000:]
     for section in ("data", "results", "samples", "path", "loadings", "stability", "genes", "reproduce", "references"):
         assert f'<section id="{section}">' in dom.stdout
-    assert dom.stdout.count("<svg") == 9  # as test_report counts them, the two stability plots included
+    assert dom.stdout.count("<svg") == 11  # as test_report counts them, the two stability plots and heatmaps included
     log = dom.stderr
     assert "Uncaught" not in log and "ERROR:CONSOLE" not in log and ":CONSOLE(" not in log, log[-2000:]
     assert "net::ERR" not in log, log[-2000:]
