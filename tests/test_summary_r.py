@@ -44,7 +44,8 @@ def _r_lines(sdev: list[float], total: float, rscript: str) -> list[str]:
         'm <- rbind("Standard deviation" = s, "Proportion of Variance" = round(v, 5), '
         '"Cumulative Proportion" = round(cumsum(v), 5)); '
         'colnames(m) <- paste0("PC", seq_along(s)); '
-        'x <- list(importance = m, sdev = s, rotation = matrix(0, 1, length(s))); class(x) <- "summary.prcomp"; print(x)'
+        "x <- list(importance = m, sdev = s, rotation = matrix(0, 1, length(s))); "
+        'class(x) <- "summary.prcomp"; print(x)'
     )
     out = subprocess.run([rscript, "--vanilla", "-e", code], capture_output=True, text=True, timeout=60, check=True)
     return out.stdout.splitlines()

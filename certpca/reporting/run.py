@@ -86,8 +86,14 @@ HEATMAP_SAMPLES = 5000
 SHARED_COST = 3
 #: the band figure follows Asteris et al. (2014), Fig. 4-6: the paper of the spannogram solver
 BAND_FIGURE_SOURCE = "spannogram"
-#: a cite() may hold several references, "A, B. (2014). ...; C, D. (2013). ...": split so each is listed once
-_CITE_SEPARATOR = re.compile(r";\s+(?=[A-Z][^,;]*, [A-Z]\.)")
+#: one author "Surname, I. J." (a surname of several words or with a particle such as d' kept whole)
+_AUTHOR = r"(?:d'|de |van |von )?[A-Z][\w'’-]+(?: [A-Z][\w'’-]+)*, [A-Z][a-z]?\.(?:[ -][A-Z][a-z]?\.)*"
+#: a reference inside a cite() text: authors (year). Title. Venue — without the notes around it
+#: ("Elementary: ...", "certpca's own bound: ...", "(§4, ...)"), which the bounds' glossary shows
+CITATION = re.compile(
+    rf"(?P<authors>{_AUTHOR}(?:(?:, | & |, & ){_AUTHOR})*) \((?P<year>\d{{4}})\)\. "
+    r"(?P<title>[^.]+\.)(?P<venue> [^;.]+\.?)?"
+)
 
 
 # ------------------------------------------------------------------ helpers
@@ -448,8 +454,16 @@ def references(
         cites += GENE_REFS
     if stable:
         cites += STABILITY_REFS
-    refs = (ref.strip().rstrip(".") for cite in cites for ref in _CITE_SEPARATOR.split(cite))
-    return sorted({ref + "." for ref in refs if ref})
+    found: dict[tuple[str, str, str], str] = {}
+    for cite in cites:
+        matches = list(CITATION.finditer(cite))
+        if not matches:  # not an author-year reference (a bundled data set's source): as it is
+            found[(cite, "", "")] = cite.rstrip(".") + "."
+        for m in matches:
+            ref = m.group(0).rstrip(".") + "."
+            key = (m["authors"].split(",")[0], m["year"], m["title"].casefold())
+            found[key] = max(found.get(key, ""), ref, key=lambda r: (len(r), r))  # the fullest of a paper's forms
+    return sorted(found.values(), key=lambda r: (r.removeprefix("d'").casefold(), r))
 
 
 # --------------------------------------------------------------- the run

@@ -1,0 +1,43 @@
+"""The report's references: citations only (the notes around them stay in the bounds' glossary), each
+paper once in its fullest form, sorted by first author."""
+
+from __future__ import annotations
+
+from certpca.certification import REGISTRY as BOUNDS
+from certpca.certification import spec
+from certpca.reporting.run import CITATION, references
+from certpca.solvers import REGISTRY as SOLVERS
+
+
+def _all() -> list[str]:
+    return references(list(SOLVERS), list(BOUNDS), band=True, genes=True, stable=True, source="bundled:pbmc")
+
+
+def test_references_are_citations_without_notes():
+    refs = _all()
+    data = [r for r in refs if r.startswith("Data:")]
+    assert len(data) == 1
+    for r in refs:
+        if r in data:
+            continue
+        assert CITATION.fullmatch(r), r  # authors (year). title. venue. and nothing else
+        assert not r.startswith(("Elementary", "certpca's own", "Weak duality", "Branch and bound", "The best")), r
+        assert "§" not in r and "(Thm" not in r and "elementary" not in r, r
+
+
+def test_each_paper_once_in_its_fullest_form_and_sorted():
+    refs = [r for r in _all() if not r.startswith("Data:")]
+    keys = [(m["authors"].split(",")[0], m["year"], m["title"]) for m in map(CITATION.fullmatch, refs)]
+    assert len(keys) == len(set(keys))
+    assert sum(r.startswith("Horn, R. A. & Johnson") for r in refs) == 1
+    assert sum(r.startswith("d'Aspremont, A., Bach") for r in refs) == 1
+    # the spannogram solver and bound cite the same two papers with different initials and venues
+    assert (
+        "Papailiopoulos, D. S., Dimakis, A. G. & Korokythakis, S. (2013). Sparse PCA through low-rank "
+        "approximations. Proceedings of the 30th International Conference on Machine Learning." in refs
+    )
+    assert sum(r.startswith("Asteris") for r in refs) == 1
+    for constant in (spec.HORN_JOHNSON, spec.DABE, spec.DSPCA, spec.LI_XIE, spec.PDK, spec.MOGHADDAM):
+        assert constant in refs, constant
+    order = [r.removeprefix("d'").casefold() for r in _all()]
+    assert order == sorted(order)
