@@ -143,3 +143,77 @@ def test_fits_the_page_on_screen_and_in_print(page, tmp_path, medium, width):
     assert not [m for m in messages if m.startswith(("error", "warning"))], messages
     if medium == "print":
         assert pdf[:5] == b"%PDF-" and len(pdf) > 20_000
+
+
+@pytest.fixture(scope="module")
+def ten_classes(tmp_path_factory):
+    """A report on ten classes (pbmc's bulk_labels have ten) with gpower-l0 at k = 30: the long panel
+    titles and the many classes of the pbmc report."""
+    from certpca.data import Dataset, prepare
+    from certpca.reporting import ReportOptions, compute_run, render
+
+    rng = np.random.default_rng(10)
+    classes = np.repeat([f"cell type {c}" for c in "ABCDEFGHIJ"], 6)
+    X = rng.normal(size=(60, 40))
+    for i, c in enumerate(sorted(set(classes))):
+        X[:, 3 * i : 3 * i + 3] += 3.0 * (classes == c)[:, None]
+    ids = pd.Index([f"c{i}" for i in range(60)])
+    ds = prepare(
+        Dataset("ten", X, pd.Index([f"g{j}" for j in range(40)]), ids, pd.Series(classes, index=ids, name="type"))
+    )
+    options = ReportOptions(
+        k=30, methods="gpower-l0", bounds="trace,lambda1", path="", genes=False, stability=0, progress=False
+    )
+    out = tmp_path_factory.mktemp("ten") / "report.html"
+    out.write_text(render(compute_run(ds, options)), encoding="utf-8")
+    return out
+
+
+#: per score plot: the legend's entries as (label, fill colour, marker outline) and every text's box
+_SCORE_PLOTS = """() => [...document.querySelectorAll('figure[id^="fig-scores-"] svg')].map(svg => {
+  const entries = []; let handle = null;
+  const legend = svg.querySelector('g[id*="legend_"]');
+  for (const el of legend.querySelectorAll('g[id*="PathCollection"], text')) {
+    if (el.tagName === 'g') {
+      const use = el.querySelector('use');
+      const ref = use.getAttribute('xlink:href') || use.getAttribute('href');
+      handle = [getComputedStyle(use).fill, svg.querySelector(ref).getAttribute('d')];
+    } else if (handle) { entries.push([el.textContent.trim(), ...handle]); handle = null; }
+  }
+  const boxes = [...svg.querySelectorAll('text')].filter(t => t.textContent.trim())
+    .map(t => { const r = t.getBoundingClientRect();
+                return [t.textContent.trim(), r.left, r.top, r.right, r.bottom]; });
+  return {id: svg.closest('figure').id, entries, boxes};
+})"""
+
+
+def test_score_plots_tell_ten_classes_apart_and_no_text_overlaps(ten_classes):
+    """Every class its own (colour, marker) pair in the legend, and no two texts of a score plot (titles,
+    tick labels, legend) overlapping as chromium lays them out."""
+    exe = _chromium()
+    if exe is None:
+        pytest.skip("chromium not found on PATH (apt-get install chromium; .ci/run installs it in CI)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (the test extra) drives chromium")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=exe, args=["--no-sandbox"])
+        tab = browser.new_page(viewport={"width": 1000, "height": 900})
+        tab.goto(ten_classes.as_uri())
+        plots = tab.evaluate(_SCORE_PLOTS)
+        browser.close()
+    assert [p["id"] for p in plots] == ["fig-scores-sparse", "fig-scores-nonneg"]
+    for plot in plots:
+        labels = [e[0] for e in plot["entries"]]
+        assert labels == [f"cell type {c}" for c in "ABCDEFGHIJ"], labels
+        styles = [tuple(e[1:]) for e in plot["entries"]]
+        assert len(set(styles)) == len(styles), [e for e in plot["entries"] if styles.count(tuple(e[1:])) > 1]
+        assert len({colour for colour, _ in styles}) == 10  # ten colours: the markers only help
+        boxes = plot["boxes"]
+        overlapping = [
+            (a[0], b[0])
+            for i, a in enumerate(boxes)
+            for b in boxes[i + 1 :]
+            if min(a[3], b[3]) - max(a[1], b[1]) > 0.5 and min(a[4], b[4]) - max(a[2], b[2]) > 0.5
+        ]
+        assert overlapping == [], (plot["id"], overlapping)
+        texts = [b[0] for b in boxes]  # the titles are among them (a text element a line)
+        assert any("gpower-l0" in t for t in texts) and any("ordinary PCA" in t for t in texts), texts

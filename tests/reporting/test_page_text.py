@@ -1,10 +1,15 @@
-"""The report's references: citations only (the notes around them stay in the bounds' glossary), each
-paper once in its fullest form, sorted by first author."""
+"""The report's text: references that are citations only (the notes around them stay in the bounds'
+glossary), each paper once in its fullest form, sorted by first author; methods not run noted under the
+problem they did not run on."""
 
 from __future__ import annotations
 
+import re
+
+import certpca
 from certpca.certification import REGISTRY as BOUNDS
 from certpca.certification import spec
+from certpca.reporting import ReportOptions, compute_run, render
 from certpca.reporting.run import CITATION, references
 from certpca.solvers import REGISTRY as SOLVERS
 
@@ -41,3 +46,13 @@ def test_each_paper_once_in_its_fullest_form_and_sorted():
         assert constant in refs, constant
     order = [r.removeprefix("d'").casefold() for r in _all()]
     assert order == sorted(order)
+
+
+def test_a_method_not_run_in_one_problem_is_noted_under_that_problem_only():
+    options = ReportOptions(k=4, methods="em,nspca", path="", stability=0, progress=False)
+    html = render(compute_run(certpca.load("pitprops"), options))
+    results = html[html.index('<section id="results">') : html.index("</section>", html.index('id="results"'))]
+    sparse, nonneg = results.split('<h3 id="results-nonneg">')
+    assert re.search(r"Not run on the sparse problem: <strong>nspca</strong>", sparse)
+    assert "<td >nspca</td>" in nonneg  # its row in the nonnegative table
+    assert "nspca" not in nonneg.replace("<td >nspca</td>", "")  # and no note there saying it did not run
