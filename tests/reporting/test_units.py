@@ -75,7 +75,7 @@ def test_anndata_report_says_cells_and_genes(cells):
         "Loadings and selected genes",
         "How stable are these genes?",
         "30 cells × 40 genes",
-        "ordinary PCA (all genes)",
+        "all 40 genes",
     ):
         assert title in html, title
     prose = _prose(html)
