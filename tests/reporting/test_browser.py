@@ -145,15 +145,30 @@ def test_fits_the_page_on_screen_and_in_print(page, tmp_path, medium, width):
         assert pdf[:5] == b"%PDF-" and len(pdf) > 20_000
 
 
+#: pbmc's bulk_labels: long names on the strip plot's axis leave its panel narrow
+PBMC_CLASSES = [
+    "CD14+ Monocyte",
+    "CD19+ B",
+    "CD34+",
+    "CD4+/CD25 T Reg",
+    "CD4+/CD45RA+/CD25- Naive T",
+    "CD4+/CD45RO+ Memory",
+    "CD56+ NK",
+    "CD8+ Cytotoxic T",
+    "CD8+/CD45RA+ Naive Cytotoxic",
+    "Dendritic",
+]
+
+
 @pytest.fixture(scope="module")
 def ten_classes(tmp_path_factory):
-    """A report on ten classes (pbmc's bulk_labels have ten) with gpower-l0 at k = 30: the long panel
-    titles and the many classes of the pbmc report."""
+    """A report on pbmc's ten classes with gpower-l0 at k = 30: the long panel titles, long class names
+    and the many classes of the pbmc report."""
     from certpca.data import Dataset, prepare
     from certpca.reporting import ReportOptions, compute_run, render
 
     rng = np.random.default_rng(10)
-    classes = np.repeat([f"cell type {c}" for c in "ABCDEFGHIJ"], 6)
+    classes = np.repeat(PBMC_CLASSES, 6)
     X = rng.normal(size=(60, 40))
     for i, c in enumerate(sorted(set(classes))):
         X[:, 3 * i : 3 * i + 3] += 3.0 * (classes == c)[:, None]
@@ -203,7 +218,7 @@ def test_score_plots_tell_ten_classes_apart_and_no_text_overlaps(ten_classes):
     assert [p["id"] for p in plots] == ["fig-scores-sparse", "fig-scores-nonneg"]
     for plot in plots:
         labels = [e[0] for e in plot["entries"]]
-        assert labels == [f"cell type {c}" for c in "ABCDEFGHIJ"], labels
+        assert labels == sorted(PBMC_CLASSES), labels
         styles = [tuple(e[1:]) for e in plot["entries"]]
         assert len(set(styles)) == len(styles), [e for e in plot["entries"] if styles.count(tuple(e[1:])) > 1]
         assert len({colour for colour, _ in styles}) == 10  # ten colours: the markers only help
