@@ -56,3 +56,19 @@ def test_a_method_not_run_in_one_problem_is_noted_under_that_problem_only():
     assert re.search(r"Not run on the sparse problem: <strong>nspca</strong>", sparse)
     assert "<td >nspca</td>" in nonneg  # its row in the nonnegative table
     assert "nspca" not in nonneg.replace("<td >nspca</td>", "")  # and no note there saying it did not run
+
+
+def test_figures_name_features_by_symbol_where_the_annotation_gives_one():
+    from certpca.reporting.plots import class_styles, feature_names
+    from certpca.reporting.saved import ReportRun
+
+    class Annotated:  # the two fields feature_names reads
+        annotation = {"201_at": ["CD74", "HLA class II"], "202_at": ["LYZ", ""], "203_at": ["LYZ", ""]}
+        feature_label = ReportRun.feature_label
+
+    names = feature_names(Annotated(), ["201_at", "202_at", "203_at", "AFFX-x_at"])  # type: ignore[arg-type]
+    assert names == ["CD74", "202_at (LYZ)", "203_at (LYZ)", "AFFX-x_at"]  # a shared symbol keeps the ids
+    for n in (3, 10, 11, 20, 21, 160):
+        styles = class_styles(n)
+        assert len(set(styles)) == n  # no two classes alike up to 160
+        assert len({c for c, _ in styles}) == min(n, 10 if n <= 10 else 20)
