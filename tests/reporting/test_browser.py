@@ -214,7 +214,13 @@ def test_score_plots_tell_ten_classes_apart_and_no_text_overlaps(ten_classes):
         tab = browser.new_page(viewport={"width": 1000, "height": 900})
         tab.goto(ten_classes.as_uri())
         plots = tab.evaluate(_SCORE_PLOTS)
+        tab.emulate_media(media="print")
+        whole = tab.evaluate(
+            "[...document.querySelectorAll('figure.table, figure.plot, .keyfacts, p.note')]"
+            ".map(e => getComputedStyle(e).breakInside)"
+        )
         browser.close()
+    assert whole and set(whole) == {"avoid"}  # printed tables, figures and boxes are not split across pages
     assert [p["id"] for p in plots] == ["fig-scores-sparse", "fig-scores-nonneg"]
     for plot in plots:
         labels = [e[0] for e in plot["entries"]]
