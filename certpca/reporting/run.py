@@ -338,9 +338,11 @@ def sample_scores(ds: Dataset, problem: Problem, fits: list[MethodFit]) -> list[
         for j, comp in enumerate(best.components):
             for fid, w in comp.loadings.items():
                 W[position[fid], j] = w
-        chosen = sorted({fid for comp in best.components for fid in comp.loadings}, key=position.__getitem__)
-        if len(ds.sample_ids) > HEATMAP_SAMPLES:
-            chosen = []
+        chosen = (
+            sorted({fid for comp in best.components for fid in comp.loadings}, key=position.__getitem__)
+            if len(ds.sample_ids) <= HEATMAP_SAMPLES
+            else []
+        )
         values = ds.columns([position[f] for f in chosen]).T if chosen else np.empty((0, 0))
         out.append(
             Scores(
@@ -444,7 +446,8 @@ def references(
     source: str | None = None,
 ) -> list[str]:
     """The references of every method and bound that ran, of the band figure, of the evaluation and of
-    a bundled data set (``source`` "bundled:NAME"; a user's file cites nothing), sorted."""
+    a bundled data set (``source`` "bundled:NAME"; a user's file cites nothing): the citations alone
+    (:data:`CITATION`), each paper once in its fullest form, sorted by first author."""
     cites = [SOLVERS[m].cite() for m in methods] + [BOUNDS[b].cite() for b in bounds]
     if source and source.startswith("bundled:"):
         cites.append(f"Data: {datasets.info(source.split(':', 1)[1])['source']}")
