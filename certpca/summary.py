@@ -13,6 +13,8 @@ from certpca import text
 PRINT_DIGITS, SUMMARY_DIGITS = 7, 4
 #: the rows of summary.prcomp's importance matrix, formatted together column by column as R does
 R_ROWS = ("Standard deviation", "Proportion of Variance", "Cumulative Proportion")
+#: decimals summary.prcomp rounds the proportions to
+ROUND_PROPORTIONS = 5
 
 
 class Summary:
@@ -41,8 +43,12 @@ class Summary:
             return Summary(self.title, self.table.T, self.notes)._formatted().T
         t = self.table.astype(object)
         r_rows = [r for r in R_ROWS if r in t.index]
+        # summary.prcomp stores the proportions rounded to 5 decimals (round(vars, 5)) before printing them
+        proportions = np.array([r != R_ROWS[0] for r in r_rows], dtype=bool)
         for col in t.columns:
-            t.loc[r_rows, col] = r_format(np.array(self.table.loc[r_rows, col], dtype=float), SUMMARY_DIGITS)
+            values = np.array(self.table.loc[r_rows, col], dtype=float)
+            values[proportions] = np.round(values[proportions], ROUND_PROPORTIONS)
+            t.loc[r_rows, col] = r_format(values, SUMMARY_DIGITS)
         for row in t.index.difference(r_rows, sort=False):
             t.loc[row] = [_cell(row, v) for v in self.table.loc[row]]
         return t

@@ -135,6 +135,14 @@ def test_data_list_and_solvers(capsys):
     assert {"em", "threshold", "pca"} <= names
 
 
+def test_data_list_and_solvers_fit_in_100_columns(capsys):
+    for argv in (["data", "list"], ["solvers"]):
+        code, out, _ = run(capsys, *argv)
+        lines = out.splitlines()
+        assert code == 0 and max(map(len, lines)) <= 100, max(lines, key=len)
+    assert "Zass, R. & Shashua, A. (2006)" in out  # the references are still printed, wrapped
+
+
 def test_console_script_entry_point():
     import subprocess
     import sys

@@ -6,6 +6,7 @@ import argparse
 import json
 import shlex
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -43,12 +44,28 @@ def add_commands(sub) -> None:
     rep.set_defaults(handler=_cmd_reproduce)
 
 
+#: terminal listings wrap at this many columns
+WIDTH = 100
+#: the column where a listing's continuation lines start (after the name)
+INDENT = 11
+
+
+def _entry(first: str, *more: str) -> str:
+    """One listing entry: ``first`` and each of ``more`` wrapped at WIDTH, continuation lines indented."""
+    pad = " " * INDENT
+    lines = textwrap.wrap(first, WIDTH, subsequent_indent=pad, break_on_hyphens=False)
+    for part in more:
+        lines += textwrap.wrap(part, WIDTH, initial_indent=pad, subsequent_indent=pad, break_on_hyphens=False)
+    return "\n".join(lines)
+
+
 def _cmd_data_list(args: argparse.Namespace) -> int:
     t = datasets_table()
     if args.json:
         print(t.to_json(orient="records"))
     else:
-        print(t.to_string(index=False))
+        for r in t.itertuples(index=False):
+            print(_entry(f"{r.name:<{INDENT - 1}} {r.kind}, {r.shape}; classes: {r.labels or 'none'}", r.source))
     return 0
 
 
@@ -71,7 +88,7 @@ def _cmd_solvers(args: argparse.Namespace) -> int:
         for r in rows:
             caps = ", ".join(c for c in ("sparse", "nonneg", "signed", "joint") if r[c])
             opts = ", ".join(f"{k}={v}" for k, v in r["options"].items()) or "none"
-            print(f"{r['name']:<10} supports: {caps}; options: {opts}\n{'':<10} {r['reference']}")
+            print(_entry(f"{r['name']:<{INDENT - 1}} supports: {caps}; options: {opts}", r["reference"]))
     return 0
 
 

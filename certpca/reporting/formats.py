@@ -92,6 +92,32 @@ def make_table(name, caption, rows_display, rows_raw) -> Table:
     return Table(name, caption, pd.DataFrame(rows_display), pd.DataFrame(rows_raw))
 
 
+@dataclass(frozen=True)
+class Units:
+    """What the data's rows and columns are (``Dataset.units``), plural and singular, so the page speaks of
+    cells and genes for AnnData and of samples and features otherwise."""
+
+    rows: str = "samples"
+    cols: str = "features"
+
+    @classmethod
+    def of(cls, units) -> Units:
+        rows, cols = units or ("samples", "features")
+        return cls(str(rows), str(cols))
+
+    @property
+    def row(self) -> str:
+        return _singular(self.rows)
+
+    @property
+    def col(self) -> str:
+        return _singular(self.cols)
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+
+
 def mode_name(nonneg: bool) -> str:
     return "nonnegative sparse" if nonneg else "sparse"
 
@@ -101,4 +127,4 @@ def mode_slug(nonneg: bool) -> str:
     return "nonneg" if nonneg else "sparse"
 
 
-__all__ = ["FORMATS", "Table", "fmt", "make_table", "mode_name", "mode_slug", "proven"]
+__all__ = ["FORMATS", "Table", "Units", "fmt", "make_table", "mode_name", "mode_slug", "proven"]

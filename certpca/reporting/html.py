@@ -62,8 +62,22 @@ def _sentence(s: str) -> str:
     return s[0].upper() + s[1:] if s[:1].isascii() and s[:1].islower() else s
 
 
+def skipped_in(run: ReportRun) -> tuple[dict[bool, dict[str, str]], dict[str, str]]:
+    """The methods not run, as (sign constraint -> those not run in that problem alone, those run in
+    neither): a method fitted in one problem is listed under the other only, never under a table that
+    shows its row."""
+    fitted = {nn: {f.method for f in run.fits_of(nn)} for nn in run.settings.nonneg}
+    everywhere = {m: why for m, why in run.methods_skipped.items() if not any(m in f for f in fitted.values())}
+    alone = {
+        nn: {m: why for m, why in run.methods_skipped.items() if m not in everywhere and m not in names}
+        for nn, names in fitted.items()
+    }
+    return alone, everywhere
+
+
 def render(run: ReportRun, *, timings: bool = False) -> str:
     """The report page for a saved run."""
+    alone, everywhere = skipped_in(run)
     modes = []
     for nonneg in run.settings.nonneg:
         best = run.best_fit(nonneg)
@@ -89,9 +103,11 @@ def render(run: ReportRun, *, timings: bool = False) -> str:
                 "tables": {k: _shown(v) for k, v in tabs.items() if v is not None},
                 "loadings_svg": Markup(plots.loadings(run, best, f"loadings-{slug}")),
                 "scores_svg": Markup(plots.scores(run, sc, f"scores-{slug}")) if sc else None,
+                "heatmap_svg": Markup(svg) if sc and (svg := plots.heatmap(run, sc, best, f"heatmap-{slug}")) else None,
+                "skipped": alone.get(nonneg, {}),
                 "stable": run.stability_of(nonneg),
                 "stable_count": stable_count(record) if (record := run.stability_of(nonneg)) else 0,
-                "stability_svg": Markup(plots.stability(record, f"stability-{slug}")) if record else None,
+                "stability_svg": Markup(plots.stability(run, record, f"stability-{slug}")) if record else None,
             }
         )
     g = run.genes
@@ -101,6 +117,7 @@ def render(run: ReportRun, *, timings: bool = False) -> str:
     ctx = {
         "run": run,
         "d": run.data,
+        "u": T.Units.of(run.data.units),
         "s": run.settings,
         "modes": modes,
         "timings": timings,
@@ -114,5 +131,6 @@ def render(run: ReportRun, *, timings: bool = False) -> str:
         "versions": sorted(run.versions.items()),
         "samples": any(m["scores_svg"] for m in modes),
         "glossary": glossary(run),
+        "skipped": everywhere,
     }
     return environment().get_template("report.html.j2").render(**ctx)

@@ -79,13 +79,21 @@ from certpca.version import __version__
 
 #: eigenvalues kept for the spectrum figure
 N_EIGEN = 20
+#: up to this many samples the run keeps the selected features' values for the report's heatmap
+HEATMAP_SAMPLES = 5000
 #: bounds of this cost class and above are computed once per k on the plain problem and shared by
 #: the nonnegative band (a bound on the plain problem is valid for w >= 0 too)
 SHARED_COST = 3
 #: the band figure follows Asteris et al. (2014), Fig. 4-6: the paper of the spannogram solver
 BAND_FIGURE_SOURCE = "spannogram"
-#: a cite() may hold several references, "A, B. (2014). ...; C, D. (2013). ...": split so each is listed once
-_CITE_SEPARATOR = re.compile(r";\s+(?=[A-Z][^,;]*, [A-Z]\.)")
+#: one author "Surname, I. J." (a surname of several words or with a particle such as d' kept whole)
+_AUTHOR = r"(?:d'|de |van |von )?[A-Z][\w'’-]+(?: [A-Z][\w'’-]+)*, [A-Z][a-z]?\.(?:[ -][A-Z][a-z]?\.)*"
+#: a reference inside a cite() text: authors (year). Title. Venue — without the notes around it
+#: ("Elementary: ...", "certpca's own bound: ...", "(§4, ...)"), which the bounds' glossary shows
+CITATION = re.compile(
+    rf"(?P<authors>{_AUTHOR}(?:(?:, | & |, & ){_AUTHOR})*) \((?P<year>\d{{4}})\)\. "
+    r"(?P<title>[^.]+\.)(?P<venue> [^;.]+\.?)?"
+)
 
 
 # ------------------------------------------------------------------ helpers
@@ -330,6 +338,12 @@ def sample_scores(ds: Dataset, problem: Problem, fits: list[MethodFit]) -> list[
         for j, comp in enumerate(best.components):
             for fid, w in comp.loadings.items():
                 W[position[fid], j] = w
+        chosen = (
+            sorted({fid for comp in best.components for fid in comp.loadings}, key=position.__getitem__)
+            if len(ds.sample_ids) <= HEATMAP_SAMPLES
+            else []
+        )
+        values = ds.columns([position[f] for f in chosen]).T if chosen else np.empty((0, 0))
         out.append(
             Scores(
                 nonneg=nonneg,
@@ -338,6 +352,7 @@ def sample_scores(ds: Dataset, problem: Problem, fits: list[MethodFit]) -> list[
                 labels=labels,
                 components=ds.project(W).T.tolist(),
                 pca=pca,
+                selected={f: v.tolist() for f, v in zip(chosen, values)},
             )
         )
     return out
@@ -431,7 +446,8 @@ def references(
     source: str | None = None,
 ) -> list[str]:
     """The references of every method and bound that ran, of the band figure, of the evaluation and of
-    a bundled data set (``source`` "bundled:NAME"; a user's file cites nothing), sorted."""
+    a bundled data set (``source`` "bundled:NAME"; a user's file cites nothing): the citations alone
+    (:data:`CITATION`), each paper once in its fullest form, sorted by first author."""
     cites = [SOLVERS[m].cite() for m in methods] + [BOUNDS[b].cite() for b in bounds]
     if source and source.startswith("bundled:"):
         cites.append(f"Data: {datasets.info(source.split(':', 1)[1])['source']}")
@@ -441,8 +457,16 @@ def references(
         cites += GENE_REFS
     if stable:
         cites += STABILITY_REFS
-    refs = (ref.strip().rstrip(".") for cite in cites for ref in _CITE_SEPARATOR.split(cite))
-    return sorted({ref + "." for ref in refs if ref})
+    found: dict[tuple[str, str, str], str] = {}
+    for cite in cites:
+        matches = list(CITATION.finditer(cite))
+        if not matches:  # not an author-year reference (a bundled data set's source): as it is
+            found[(cite, "", "")] = cite.rstrip(".") + "."
+        for m in matches:
+            ref = m.group(0).rstrip(".") + "."
+            key = (m["authors"].split(",")[0], m["year"], m["title"].casefold())
+            found[key] = max(found.get(key, ""), ref, key=lambda r: (len(r), r))  # the fullest of a paper's forms
+    return sorted(found.values(), key=lambda r: (r.removeprefix("d'").casefold(), r))
 
 
 # --------------------------------------------------------------- the run

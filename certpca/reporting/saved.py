@@ -214,6 +214,8 @@ class Scores(Saved):
     labels: list[str] | None
     components: list[list[float]]  # one list of N scores per component
     pca: list[list[float]]  # PC1 and PC2 of ordinary PCA (fewer when the rank is lower)
+    #: the prepared values of the selected features (any component), feature id -> N values: the heatmap
+    selected: dict[str, list[float]] = field(default_factory=dict)
 
 
 @dataclass

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from certpca.data import Dataset
-from certpca.reporting.formats import Table, fmt, mode_name, mode_slug
+from certpca.reporting.formats import Table, Units, fmt, mode_name, mode_slug
 from certpca.reporting.saved import ReportRun, SavedStability, StabilityRow
 from certpca.results import Fit
 from certpca.stability_selection import stability
@@ -56,23 +56,23 @@ def stability_table(run: ReportRun, nonneg: bool) -> Table | None:
     record = run.stability_of(nonneg)
     if record is None:
         return None
+    u = Units.of(run.data.units)
     raw = [
-        {"feature": r.feature, "frequency": r.frequency, "loading": r.loading, "selected": r.selected}
-        for r in record.rows
+        {u.col: r.feature, "frequency": r.frequency, "loading": r.loading, "selected": r.selected} for r in record.rows
     ]
     disp = [
         {
-            "feature": run.feature_label(r.feature),
+            u.col: run.feature_label(r.feature),
             "frequency": fmt(r.frequency, "fraction"),
-            "loading on all samples": fmt(r.loading, "loading") if r.selected else "–",
+            f"loading on all {u.rows}": fmt(r.loading, "loading") if r.selected else "–",
             "selected": fmt(r.selected),
         }
         for r in record.rows
     ]
     caption = (
-        f"Selection frequency of each feature in the first {mode_name(nonneg)} component ({record.method}, "
-        f"k = {record.k}) refitted on {record.n_subsamples} halves of the samples (complementary pairs); "
-        f"selected: in the fit on all samples"
+        f"Selection frequency of each {u.col} in the first {mode_name(nonneg)} component ({record.method}, "
+        f"k = {record.k}) refitted on {record.n_subsamples} halves of the {u.rows} (complementary pairs); "
+        f"selected: in the fit on all {u.rows}"
     )
     return Table(f"stability-{mode_slug(nonneg)}", caption, pd.DataFrame(disp), pd.DataFrame(raw))
 

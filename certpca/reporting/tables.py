@@ -17,19 +17,19 @@ from certpca.certification.certificate import STOPPED_NOTE
 from certpca.data.advice import is_control
 from certpca.errors import InputError
 from certpca.io import Outputs
-from certpca.reporting.formats import Table, fmt, make_table, mode_name, mode_slug, proven
+from certpca.reporting.formats import Table, Units, fmt, make_table, mode_name, mode_slug, proven
 from certpca.reporting.saved import ReportRun, is_run
 
 
 # ------------------------------------------------------------------ tables
 def data_table(run: ReportRun) -> Table:
-    d = run.data
+    d, u = run.data, Units.of(run.data.units)
     prep = text.describe_preprocessing(d.preprocessing)
     items = [
         ("data set", d.name, d.name),
         ("source", d.source, d.source),
-        ("samples", fmt(d.n_samples, "int") if d.n_samples is not None else "– (covariance)", d.n_samples),
-        ("features", fmt(d.n_features, "int"), d.n_features),
+        (u.rows, fmt(d.n_samples, "int") if d.n_samples is not None else "– (covariance)", d.n_samples),
+        (u.cols, fmt(d.n_features, "int"), d.n_features),
         ("preprocessing", prep, prep),
         ("total variance (trace)", fmt(d.total_variance), d.total_variance),
         ("λ1 (largest eigenvalue)", fmt(d.lambda1), d.lambda1),
@@ -161,7 +161,7 @@ def features_table(run: ReportRun, nonneg: bool) -> Table | None:
     best = run.best_fit(nonneg)
     if best is None:
         return None
-    fits, stable = run.fits_of(nonneg), run.stability_of(nonneg)
+    fits, stable, u = run.fits_of(nonneg), run.stability_of(nonneg), Units.of(run.data.units)
     disp, raw = [], []
     for j, comp in enumerate(best.components):
         order = sorted(comp.loadings.items(), key=lambda kv: (-abs(kv[1]), kv[0]))
@@ -171,7 +171,7 @@ def features_table(run: ReportRun, nonneg: bool) -> Table | None:
                 {
                     "component": j + 1,
                     "rank": rank,
-                    "feature": fid,
+                    u.col: fid,
                     "loading": w,
                     "first_component_of": ";".join(found),
                     "control": is_control(fid),
@@ -183,18 +183,20 @@ def features_table(run: ReportRun, nonneg: bool) -> Table | None:
                 {
                     "PC": fmt(j + 1, "int"),
                     "rank": fmt(rank, "int"),
-                    "feature": run.feature_label(fid) + (" (control)" if is_control(fid) else ""),
+                    u.col: run.feature_label(fid) + (" (control)" if is_control(fid) else ""),
                     "loading": fmt(w, "loading"),
                     "methods": f"{len(found)}/{len(fits)}" if j == 0 else "",
                     **({"stability": fmt(stable.frequency(fid), "fraction") if j == 0 else ""} if stable else {}),
                 }
             )
             raw[-1].update({"stability": stable.frequency(fid)} if stable and j == 0 else {})
+    controls = any(r["control"] for r in raw)
     caption = (
-        f"Selected features of the {mode_name(nonneg)} fit by {best.method} (the best variance), by "
+        f"Selected {u.cols} of the {mode_name(nonneg)} fit by {best.method} (the best variance), by "
         f"decreasing |loading|; methods: how many of the {len(fits)} methods' first components contain "
-        "the feature (the CSV names them); (control): an Affymetrix control probe or ERCC spike-in"
-        + ("; stability: how often the halves of the samples selected it" if stable else "")
+        f"the {u.col} (the CSV names them)"
+        + ("; (control): an Affymetrix control probe or ERCC spike-in" if controls else "")
+        + (f"; stability: how often the halves of the {u.rows} selected it" if stable else "")
         + ("; in brackets: the gene symbol of the annotation (its description is in the CSV)" if run.annotation else "")
     )
     return make_table(f"features-{mode_slug(nonneg)}", caption, disp, raw)
@@ -252,9 +254,9 @@ def scores_table(run: ReportRun, nonneg: bool) -> Table | None:
     sc = run.scores_of(nonneg)
     if sc is None:
         return None
-    disp, raw = [], []
+    disp, raw, u = [], [], Units.of(run.data.units)
     for i, sid in enumerate(sc.sample_ids):
-        r: dict = {"sample": sid}
+        r: dict = {u.row: sid}
         if sc.labels is not None:
             r["class"] = sc.labels[i]
         r.update({f"PC{j + 1}": col[i] for j, col in enumerate(sc.components)})
@@ -262,7 +264,7 @@ def scores_table(run: ReportRun, nonneg: bool) -> Table | None:
         raw.append(r)
         disp.append({c: (v if isinstance(v, str) else fmt(v)) for c, v in r.items()})
     caption = (
-        f"Scores of the samples on the {mode_name(nonneg)} components ({sc.method}; PC1, PC2, ...) and on "
+        f"Scores of the {u.rows} on the {mode_name(nonneg)} components ({sc.method}; PC1, PC2, ...) and on "
         "ordinary PCA's first two (PCA1, PCA2): the prepared data times the loadings"
     )
     return make_table(f"scores-{mode_slug(nonneg)}", caption, disp, raw)
@@ -272,7 +274,7 @@ def genes_table(run: ReportRun) -> Table | None:
     g = run.genes
     if not g:
         return None
-    disp, raw = [], []
+    disp, raw, u = [], [], Units.of(run.data.units)
     for r in g.rows:
         raw.append(
             {
@@ -287,7 +289,7 @@ def genes_table(run: ReportRun) -> Table | None:
         )
         disp.append(
             {
-                "features from": r.selector,
+                f"{u.cols} from": r.selector,
                 "size": fmt(r.size, "int"),
                 "used": fmt(r.n_features, "int"),
                 "Jaccard mean": fmt(r.mean, "fraction"),

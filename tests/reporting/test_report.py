@@ -108,10 +108,14 @@ def test_sections_tables_and_svgs(report):
         "genes-tests",
     ):
         assert f'id="tab-{table}"' in html, table
-    assert html.count("<svg") == 9  # spectrum, path, two loadings, two stability plots, two score plots, genes
+    # spectrum, path, two loadings, two heatmaps, two stability plots, two score plots, genes
+    assert html.count("<svg") == 11
     assert html.count("<svg") == html.count("</svg>")
     assert "<script" not in html and "http://" not in html.split("<svg")[0]
-    assert not re.search(r'(src|href)="(?!#)', html.replace('xmlns:xlink="http://www.w3.org/1999/xlink"', ""))
+    # nothing loaded from elsewhere: links within the page, and the heatmaps' pixels inline (data:image/png)
+    assert not re.search(
+        r'(src|href)="(?!#|data:image/png;base64,)', html.replace('xmlns:xlink="http://www.w3.org/1999/xlink"', "")
+    )
     assert "certpca report " in html and "--k 4" in html  # the command
     assert "Sigg" in html and "Asteris" in html  # references
     assert "Date" not in "".join(re.findall(r"<metadata>.*?</metadata>", html, re.DOTALL))
