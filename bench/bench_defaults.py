@@ -1,4 +1,4 @@
-"""The method ``auto`` (issue 27's default-to-be) against every registry solver, on every bundled data set.
+"""The default method against every registry solver, on every bundled data set (issue 27, part 1).
 
 For each bundled data set, raw (centred) and scaled to unit variance (``--scale``), signed and
 nonnegative, and k in 5, 10, 20, 50, 100 (below D): the first component's variance wᵀCw of the

@@ -57,7 +57,7 @@ def fit_components(
     k: int | Sequence[int],
     *,
     n_components: int | None = None,
-    method: str = "em",
+    method: str = "auto",
     nonneg: bool = False,
     deflation: str = "projection",
     seed: int = 0,
