@@ -42,7 +42,8 @@ def timed_solve(problem, k, method, nonneg) -> tuple[float, float, str]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         c = solve(problem, k, method=method, nonneg=nonneg, rng=0)
-    return c.variance, time.perf_counter() - t0, str(c.extras.get("candidate", ""))
+    seconds = time.perf_counter() - t0
+    return c.variance, seconds, str(c.extras.get("candidate", "")) + (" + swaps" if "swaps" in c.extras else "")
 
 
 def grid(ks) -> tuple[list[str], int, int]:
@@ -127,7 +128,7 @@ def main() -> None:
             "First component, column-centred (``scale``: also unit variance); each solver with its defaults "
             f"through the driver (seed 0); the default is `{DEFAULT}`, today's was `{TODAY}` (its column).  "
             "'time auto/em' is one fit of each on the same problem in the same run; 'won by' is the candidate "
-            "of `auto` that gave its vector.",
+            "of `auto` that gave its vector ('+ swaps': the driver's swap search then raised it, solvers/swap.py).",
             "",
             f"**{losses} of {rows} rows** where a single registry solver beats the default.",
             "",
