@@ -177,14 +177,14 @@ def certify_fit(
             fit, bounds=bounds, budget=budget, tol=tol, start=j, stop=j + 1, time_limits=time_limits
         )
         if adopt and cert is not None and cert.better is not None:
-            _adopt(fit, j, cert.better)
+            adopt_better(fit, j, cert.better)
             cert = cert.adopt()
         certificates.append(cert)
     fit.certificates = certificates
     return certificates
 
 
-def _adopt(fit: Fit, j: int, better: Better) -> None:
+def adopt_better(fit: Fit, j: int, better: Better) -> None:
     """Component j of ``fit`` replaced by ``better`` (on the coordinates of the problem it solved), the
     later components fitted again after it, the additional variances and scores recomputed."""
     problem = fit.problem
@@ -241,4 +241,4 @@ def additional_variance(problem: Problem, W: np.ndarray, *, rtol: float = 1e-10)
     return added
 
 
-__all__ = ["DEFLATIONS", "additional_variance", "certify_fit", "fit_components"]
+__all__ = ["DEFLATIONS", "SEQUENTIAL", "additional_variance", "adopt_better", "certify_fit", "fit_components"]
