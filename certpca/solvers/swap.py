@@ -90,9 +90,9 @@ def best_swap(problem: Problem, w: np.ndarray, nonneg: bool) -> tuple[float, int
             break
         J = order[lo : lo + step]
         top, b = _pair_values(a, n2, w_s, g[J], cross_block(problem, support, J), diag[J], nonneg)
-        i, jj = np.unravel_index(int(np.argmax(top)), top.shape)
-        if best is None or top[i, jj] > best[0]:
-            best = (float(top[i, jj]), int(i), int(J[jj]), float(b[i, jj]))
+        row, col = np.unravel_index(int(np.argmax(top)), top.shape)
+        if best is None or top[row, col] > best[0]:
+            best = (float(top[row, col]), int(row), int(J[col]), float(b[row, col]))
     assert best is not None
     found, i, j, b_ij = best
     # the maximiser of the 2 × 2 form: (x, y) ∝ (b, λ − a), or one end when the two do not mix
