@@ -397,7 +397,7 @@ def quasi_components(
     if method not in ("em", "auto") or not nonneg:
         raise InputError.bad_argument(
             "deflation",
-            "'quasi' needs method='em' (or the default 'auto') and nonneg=True: "
+            "'quasi' needs method='em' and nonneg=True (the default method 'auto' runs EM here): "
             "quasi-orthogonal components are nonnegative EM components",
         )
     unknown = set(options) - QUASI_OPTIONS
