@@ -81,7 +81,7 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         *,
         k=None,
         nonneg=False,
-        method="em",
+        method="auto",
         deflation="projection",
         restarts=10,
         random_state=None,

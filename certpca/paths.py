@@ -27,7 +27,7 @@ def fit_path(
     problem: Problem,
     ks,
     *,
-    method: str = "em",
+    method: str = "auto",
     nonneg: bool = False,
     seed: int = 0,
     restarts: int = 10,

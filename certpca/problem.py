@@ -125,6 +125,12 @@ class Problem:
         return self._F is not None or self._S is not None
 
     @property
+    def factor_fits(self) -> bool:
+        """Whether :meth:`factor` can be formed: always for dense data; for an implicit factor (sparse or
+        dask data, D > N) only within ``FACTOR_BYTES``, beyond which it raises :class:`TooLarge`."""
+        return self._S is None or self._S.dense_bytes <= FACTOR_BYTES
+
+    @property
     def factor_rows(self) -> int:
         """Rows r of the factor (0 for a dense C): the length of its inner products."""
         return self._S.shape[0] if self._S is not None else self._F.shape[0] if self._F is not None else 0

@@ -416,6 +416,10 @@ class Fit:
                 "(beyond the span of earlier components)"
             )
         notes.extend(self._status_notes())
+        # what the method left out on these data (auto without GPower: solvers/auto.py), once
+        notes.extend(
+            f"Method: {note}" for note in dict.fromkeys(c.extras["auto"] for c in self.components if "auto" in c.extras)
+        )
         if self.order_note():
             notes.append(str(self.order_note()))
         for i, cert in enumerate(self.certificates):

@@ -46,7 +46,7 @@ def test_fit_stores_scores_loadings_and_parameters_in_place(tmp_path):
     np.testing.assert_array_equal(back.obsm["X_spca"], adata.obsm["X_spca"])
     np.testing.assert_array_equal(back.varm["spca_loadings"], adata.varm["spca_loadings"])
     np.testing.assert_array_equal(back.uns["spca"]["certificates"]["upper_bound"], certs["upper_bound"])
-    assert back.uns["spca"]["params"]["method"] == "em"
+    assert back.uns["spca"]["params"]["method"] == fit.options["method"] == "auto"  # the default method, stored
 
 
 def test_inplace_false_leaves_the_anndata_alone_and_key_added_means_what_it_means_in_scanpy():

@@ -129,7 +129,8 @@ def test_summary_is_summary_prcomp_with_certificate_rows():
     # PC2 is certified on the deflated covariance it maximised: its exact optimum there bounds it
     deflated = fit.problem.deflate(fit.components[0].weights)
     best2, _ = brute_force(deflated.dense(), 6)
-    assert fit.certificates[1].upper_bound >= best2 >= fit.certificates[1].value
+    # (up to rounding: the default method reaches this optimum, and eigh gives it to the last bits)
+    assert fit.certificates[1].upper_bound >= best2 >= fit.certificates[1].value * (1 - 1e-12)
     assert s.table.loc["Optimal", "PC1"] == "proven"
     assert s.table.loc["Optimal", "PC2"] == ("proven" if fit.certificates[1].optimal else "not proven")
     assert s.table.loc["Upper bound", "PC1"] == fit.certificates[0].upper_bound

@@ -13,6 +13,7 @@ from certpca.data import Dataset, prepare
 from certpca.errors import InputError
 from certpca.problem import Problem
 from certpca.sparse_factor import covariance
+from tests.brute import brute_force
 
 
 def _counts(n, d, seed):
@@ -218,3 +219,24 @@ def test_em_refit_wider_than_the_samples_equals_dense(nonneg, monkeypatch):
         assert b.variance <= top * (1 + 1e-12) and (nonneg or b.variance == pytest.approx(top, rel=1e-9))
     pa, pb = fit_path(S, [22, 30], nonneg=nonneg), fit_path(P, [22, 30], nonneg=nonneg)
     assert [c.variance for c in pa] == pytest.approx([c.variance for c in pb], rel=1e-9)
+
+
+@pytest.mark.parametrize("nonneg", [False, True])
+def test_default_fit_of_sparse_data_beyond_the_factor_limit_leaves_gpower_out_and_says_so(nonneg, monkeypatch):
+    """auto without the dense factor (FACTOR_BYTES = 0): EM, the spannogram and the swap search still reach
+    brute force's optimum on sparse D > N data, and the fit's notes say GPower was left out."""
+    X = _counts(8, 11, 5)
+    Xd = X.toarray()
+    C = np.cov(Xd.T)
+    monkeypatch.setattr(problem_module, "FACTOR_BYTES", 0)
+    P = Problem.from_sparse(X, mean=Xd.mean(axis=0))
+    assert P.uses_factor and not P.factor_fits
+    fit = certpca.fit(P, 3, nonneg=nonneg)
+    comp = fit.components[0]
+    assert fit.options["method"] == "auto" and "GPower left out" in comp.extras["auto"]
+    assert any(note.startswith("Method: GPower left out") for note in fit.summary().notes)
+    assert comp.variance == pytest.approx(brute_force(C, 3, nonneg)[0], rel=1e-9)
+    monkeypatch.setattr(problem_module, "FACTOR_BYTES", 2**30)  # within the limit GPower runs, and no note
+    assert (
+        "auto" not in certpca.fit(Problem.from_sparse(X, mean=Xd.mean(axis=0)), 3, nonneg=nonneg).components[0].extras
+    )

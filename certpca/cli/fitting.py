@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from certpca import api
 from certpca.certification import REGISTRY as BOUNDS
@@ -21,7 +22,7 @@ from certpca.data.loadings import read_loadings
 from certpca.errors import InputError
 from certpca.io import Outputs, open_data
 from certpca.paths import fit_path, path_table
-from certpca.solvers import solve
+from certpca.solvers import DEFAULT_METHOD, solve
 from certpca.validation import check_float, check_int, check_random_state, parse_grid
 
 from .options import chunked_options, data_options, load_options, out_option
@@ -48,7 +49,9 @@ def add_commands(sub) -> None:
     fit.add_argument(
         "--components", dest="n_components", type=int, default=1, metavar="L", help="number of components (default 1)"
     )
-    fit.add_argument("--method", default="em", help="solver (see 'certpca solvers'; default em)")
+    fit.add_argument(
+        "--method", default=DEFAULT_METHOD, help=f"solver (see 'certpca solvers'; default {DEFAULT_METHOD})"
+    )
     fit.add_argument(
         "--deflation",
         default="projection",
@@ -99,7 +102,8 @@ def add_commands(sub) -> None:
         parents=inputs,
         help="certify how close a component is to optimal",
         description="Upper bounds on the best possible variance and the certified gap of a "
-        "component: one from --loadings (any tool's), or certpca's best.",
+        "component: one from --loadings (any tool's), or certpca's own (the default fit's vector, "
+        "replaced by any better one the bounds find).",
     )
     cert.add_argument("--k", type=int, required=True, help="cardinality: at most k nonzero loadings")
     cert.add_argument("--nonneg", action="store_true", help="nonnegative loadings")
@@ -120,6 +124,13 @@ def add_commands(sub) -> None:
         metavar="NAME,...",
         help="bounds to compute (default: all that apply; names: " + ", ".join(BOUNDS) + ")",
     )
+    cert.add_argument(
+        "--better",
+        type=Path,
+        metavar="FILE",
+        help="with --loadings: write the better vector a bound found, if any, as a loadings CSV",
+    )
+    cert.add_argument("--force", action="store_true", help="overwrite an existing --better file (never an input)")
     cert.add_argument("--budget", type=float, metavar="SECONDS", help=BUDGET_HELP)
     cert.add_argument("--tol", type=float, default=1e-6, help="relative gap counted as optimal (default 1e-6)")
     cert.add_argument("--seed", type=int, default=0, help="seed of the solver's random starts (default 0)")
@@ -141,7 +152,9 @@ def add_commands(sub) -> None:
         "(default 1:300:20; capped at the number of features)",
     )
     pth.add_argument("--nonneg", action="store_true", help="nonnegative loadings")
-    pth.add_argument("--method", default="em", help="solver (see 'certpca solvers'; default em)")
+    pth.add_argument(
+        "--method", default=DEFAULT_METHOD, help=f"solver (see 'certpca solvers'; default {DEFAULT_METHOD})"
+    )
     pth.add_argument(
         "--bounds",
         metavar="NAME,...",
@@ -227,14 +240,20 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     return 0
 
 
-def _best_component(problem, k, nonneg, seed):
-    """certpca's best vector: the better of EM and thresholding."""
-    rng = check_random_state(seed)
-    found = [solve(problem, k, method=m, nonneg=nonneg, rng=rng) for m in ("em", "threshold")]
-    return max(found, key=lambda c: c.variance)
+def _own_component(problem, k, nonneg, seed):
+    """certpca's own vector: the default method's (``certpca fit``'s) first component."""
+    return solve(problem, k, method=DEFAULT_METHOD, nonneg=nonneg, rng=check_random_state(seed))
 
 
 def _cmd_certify(args: argparse.Namespace) -> int:
+    outputs = Outputs(force=args.force, inputs=[args.data, args.loadings])
+    if args.better is not None:
+        if args.loadings is None:
+            raise InputError(
+                "--better needs --loadings: certpca's own vector already takes any better one; "
+                "write it with 'certpca fit --certify --out FILE'"
+            )
+        outputs.claim(args.better, "better vector", flag="better")
     bounds = parse_bounds(args.bounds) if args.bounds else None
     if args.budget is not None:
         check_float(args.budget, "budget", low=0)
@@ -242,24 +261,41 @@ def _cmd_certify(args: argparse.Namespace) -> int:
     check_random_state(args.seed)
     ds = _open(args)
     problem = ds.problem()
+    column = None
     if args.loadings is not None:
-        w, source = read_loadings(args.loadings, problem.feature_ids, args.component)
-        source = f"{args.loadings}:{source}"
+        w, column = read_loadings(args.loadings, problem.feature_ids, args.component)
+        source = f"{args.loadings}:{column}"
     else:
-        comp = _best_component(problem, args.k, args.nonneg, args.seed)
+        comp = _own_component(problem, args.k, args.nonneg, args.seed)
         w, source = comp.weights, f"certpca {comp.method}"
     with progress_bar(total_budget(bounds, args.budget)) as progress:
         cert = certify_vector(
             problem, w, args.k, args.nonneg, bounds=bounds, budget=args.budget, tol=args.tol, progress=progress
         )
+    if args.loadings is None and cert.better is not None:  # its own vector: take the better one
+        w, cert = cert.better.weights, cert.adopt()  # its note says so
+    written = None
+    if args.better is not None and cert.better is not None:
+        better = pd.DataFrame({column: cert.better.weights}, index=pd.Index(problem.feature_ids, name="feature"))
+        with outputs.writing():
+            outputs.write(args.better, better.to_csv(float_format="%.17g"))
+        written = str(args.better)
     if args.json:
         out = cert.to_dict()
         out.update({"data": ds.describe(), "vector": source, "support": [str(f) for f in problem.feature_ids[w != 0]]})
+        if args.better is not None:
+            out["better_file"] = written
         print(json.dumps(out, allow_nan=False))
     else:
         _data_lines(ds)
         print(f"Vector: {source}, {int(np.count_nonzero(w))} nonzeros")
         print(cert)
+        if args.better is not None:
+            print(
+                f"Better vector written to {written}"
+                if written
+                else f"No better vector was found; {args.better} was not written"
+            )
     return 0
 
 

@@ -58,7 +58,7 @@ def fit_components(
     k: int | Sequence[int],
     *,
     n_components: int | None = None,
-    method: str = "em",
+    method: str = "auto",
     nonneg: bool = False,
     deflation: str = "projection",
     seed: int = 0,
@@ -193,14 +193,14 @@ def certify_fit(
             progress=None if progress is None else lambda label, _used: progress(label, clock.used()),
         )
         if adopt and cert is not None and cert.better is not None:
-            _adopt(fit, j, cert.better)
+            adopt_better(fit, j, cert.better)
             cert = cert.adopt()
         certificates.append(cert)
     fit.certificates = certificates
     return certificates
 
 
-def _adopt(fit: Fit, j: int, better: Better) -> None:
+def adopt_better(fit: Fit, j: int, better: Better) -> None:
     """Component j of ``fit`` replaced by ``better`` (on the coordinates of the problem it solved), the
     later components fitted again after it, the additional variances and scores recomputed."""
     problem = fit.problem
@@ -257,4 +257,4 @@ def additional_variance(problem: Problem, W: np.ndarray, *, rtol: float = 1e-10)
     return added
 
 
-__all__ = ["DEFLATIONS", "additional_variance", "certify_fit", "fit_components"]
+__all__ = ["DEFLATIONS", "SEQUENTIAL", "additional_variance", "adopt_better", "certify_fit", "fit_components"]

@@ -394,10 +394,11 @@ def quasi_components(
 ) -> list[Component]:
     """:func:`quasi_orthogonal_components` as Components (method ``em-quasi``), each with its
     status; ``options`` are that function's ``qp``, ``tol``, ``max_iter``, ``alpha_ratio``."""
-    if method != "em" or not nonneg:
+    if method not in ("em", "auto") or not nonneg:
         raise InputError.bad_argument(
             "deflation",
-            "'quasi' needs method='em' and nonneg=True: quasi-orthogonal components are nonnegative EM components",
+            "'quasi' needs method='em' and nonneg=True (the default method 'auto' runs EM here): "
+            "quasi-orthogonal components are nonnegative EM components",
         )
     unknown = set(options) - QUASI_OPTIONS
     if unknown:

@@ -39,7 +39,7 @@ from certpca import datasets
 from certpca.certification import REGISTRY as BOUNDS
 from certpca.certification import Bound, Certificate, NotApplicable, certify_vector, evaluate_bound, recertify
 from certpca.certification.components import certify_components
-from certpca.components import fit_components
+from certpca.components import SEQUENTIAL, adopt_better, fit_components
 from certpca.data import Dataset
 from certpca.data.advice import preprocessing_advice
 from certpca.errors import InputError, TooLarge
@@ -274,6 +274,12 @@ def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> FitsAtK:
             time_limits=_time_limits(plan),
             reuse=reuse,
         )
+        if shared.better is not None and best.options["deflation"] in SEQUENTIAL:  # as certpca.certify(fit) does
+            adopt_better(best, 0, shared.better)
+            shared = shared.adopt()
+            out.notes.append(f"{best.options['method']}{_suffix(nonneg, ' (nonneg)')}: {shared.notes[-1]}")
+            if best.order_note():  # the later components were fitted again after the adopted one
+                out.notes.append(f"{best.options['method']}{_suffix(nonneg, ' (nonneg)')}: {best.order_note()}")
         later = (
             certify_components(best, bounds=names, start=1, time_limits=_time_limits(plan))
             if plan.components > 1
@@ -288,7 +294,7 @@ def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> FitsAtK:
         out.raw[nonneg] = mode_fits
         step(f"certify k={plan.k}{_suffix(nonneg)}")
         for fit in mode_fits:
-            cert = recertify(shared, problem, fit.components[0].weights)
+            cert = shared if fit is best else recertify(shared, problem, fit.components[0].weights)
             out.fits.append(
                 MethodFit(
                     method=fit.options["method"],

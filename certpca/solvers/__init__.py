@@ -25,6 +25,10 @@ from .gpower import GPowerL0, GPowerL1
 from .nspca import NSPCA
 from .renormalize import renormalize
 from .spannogram import Spannogram
+from .swap import swap_search
+
+#: the method of a fit, a path and ``certpca certify``'s own vector unless one is named (reports/bench/defaults.md)
+DEFAULT_METHOD = "auto"
 
 REGISTRY: dict[str, Solver] = {
     s.name: s for s in (Auto(), EM(), Threshold(), PCA(), GPowerL1(), GPowerL0(), NSPCA(), Spannogram(), Exact())
@@ -45,12 +49,13 @@ def check_method(method: str, nonneg: bool, options: dict | None = None) -> Solv
     if nonneg and not solver.nonneg:
         raise InputError.bad_argument(
             "nonneg",
-            f"cannot be True for method '{method}', which cannot impose nonnegativity; use nonneg=False or method='em'",
+            f"cannot be True for method '{method}', which cannot impose nonnegativity; "
+            "use nonneg=False or method='auto'",
         )
     if not nonneg and not solver.signed:
         raise InputError.bad_argument(
             "nonneg",
-            f"must be True for method '{method}', which finds nonnegative components only; or use method='em'",
+            f"must be True for method '{method}', which finds nonnegative components only; or use method='auto'",
         )
     unknown = set(options or {}) - set(solver.defaults)
     if unknown:
@@ -147,6 +152,11 @@ def solve(
                 value, w, run = value2, w2, again
                 if "floor" in extras:
                     extras["floor"] += f", and {method} started from it reached more"
+    if solver.polish and solver.sparse and not options and renormalize_support:
+        w2, value2, swaps = swap_search(problem, w, k, nonneg, cache=refits)
+        if swaps:
+            extras["swaps"] = f"{swaps} swap(s) of one feature raised {value:.6g} to {value2:.6g}"
+            value, w, run = value2, w2, Run(w2, np.flatnonzero(w2))
     seconds = time.perf_counter() - t0
     w = fix_sign(w, nonneg)
     status = run_status(problem, w, k, nonneg, run, sparse=solver.sparse)
@@ -263,4 +273,15 @@ def run_status(problem: Problem, w: np.ndarray, k: int, nonneg: bool, run: Run, 
     return Status(reach, reason, convergence, conv_reason)
 
 
-__all__ = ["REGISTRY", "Run", "Solver", "check_method", "fix_sign", "floor", "get", "run_status", "solve"]
+__all__ = [
+    "DEFAULT_METHOD",
+    "REGISTRY",
+    "Run",
+    "Solver",
+    "check_method",
+    "fix_sign",
+    "floor",
+    "get",
+    "run_status",
+    "solve",
+]

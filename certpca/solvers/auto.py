@@ -1,4 +1,4 @@
-"""``auto``: the best of the registry's strongest solvers, at a few times EM's cost (issue 27's default-to-be).
+"""``auto``, the default method: the best of the registry's strongest solvers, at a few times EM's cost.
 
 EM (Sigg & Buhmann 2008) from its own starts, GPower-ℓ0 (Journée et al. 2010) from its
 starts and, up to ``SPANNOGRAM_MAX_DIM`` features, the exact rank-2 spannogram (Asteris et
@@ -10,6 +10,14 @@ problem nonnegative EM from the positive parts of ±PC1, feasible as it is.  The
 above its floor (best single feature, thresholded PC1).  EM alone lost to a single registry
 solver on khan, CBCL and pbmc (issue 27); reports/bench/defaults.md compares the two on every
 bundled data set.
+
+Up to ``L1_MAX_K`` nonzeros a GPower start also runs GPower-ℓ1 and keeps the better of the two, and
+the driver ends with a swap search from the best vector (:mod:`.swap`): together they closed the
+10 rows of reports/bench/defaults.md where GPower-ℓ1 or the spannogram alone had beaten the rest.
+GPower iterates on the dense factor, which sparse or dask data with more features than samples
+form only within ``problem.FACTOR_BYTES`` (``Problem.factor_fits``): beyond it the GPower candidates
+are left out (EM, the spannogram, whose eigenvectors and submatrices come from the implicit
+products, and the swap search remain), and the component's ``extras["auto"]`` says so.
 """
 
 from __future__ import annotations
@@ -20,19 +28,27 @@ import numpy as np
 
 from .base import Run, Solver
 from .em import EM
-from .gpower import GPowerL0
+from .gpower import GPowerL0, GPowerL1
+from .renormalize import renormalize
 from .spannogram import Spannogram
+from .swap import REFERENCE as SWAP_REFERENCE
 
 #: the rank-2 sweep runs up to this many features: on leukemia (D = 12582) it alone took 0.11 s, twice
 #: EM's whole k = 50 fit, beyond the 3 × EM's time the default may cost (issue 27; reports/bench/defaults.md)
 SPANNOGRAM_MAX_DIM = 5000
 
+#: GPower-ℓ1 also runs up to this k: it alone beat the others on 9 rows of reports/bench/defaults.md, all at
+#: k ≤ 20 (pbmc --scale k = 20 even after the swap search), and on leukemia k = 50 it takes 3.5 × EM's whole fit
+L1_MAX_K = 20
+
 #: the candidate solvers, by name
-CANDIDATES: dict[str, Solver] = {s.name: s for s in (EM(), GPowerL0(), Spannogram())}
+CANDIDATES: dict[str, Solver] = {s.name: s for s in (EM(), GPowerL0(), GPowerL1(), Spannogram())}
 
-
-#: the candidates run from a vector start (the driver's floor, a path's previous k), as each alone would be
-WARM = ("em", "gpower-l0")
+#: what ``extras["auto"]`` says when the dense factor does not fit (sparse or dask data, D > N)
+IMPLICIT_NOTE = (
+    "GPower left out: the dense factor it iterates on would exceed the memory limit for these sparse or dask "
+    "data (EM, the spannogram and the swap search ran)"
+)
 
 
 @dataclass(frozen=True)
@@ -45,20 +61,27 @@ class Start:
 
 
 class Auto(Solver):
-    """EM, GPower-ℓ0 and the rank-2 spannogram under both sign constraints; the best is kept."""
+    """EM, GPower (ℓ0; ℓ1 at small k) and the rank-2 spannogram under both sign constraints; the best is kept
+    and polished by the driver's swap search."""
 
     name = "auto"
     warm_start = True  # a vector start (the floor's, a path's previous k) runs EM from it
+    polish = True  # the driver's swap search from the best vector
     path_options = EM.path_options
     reference = (
-        "The best of EM (" + EM.reference + "), GPower-l0 (" + GPowerL0.reference + ") and the rank-2 "
-        "spannogram (" + Spannogram.reference + "), under both sign constraints."
+        "The best of EM (" + EM.reference + "), GPower-l0 and -l1 (" + GPowerL0.reference + ") and the rank-2 "
+        "spannogram ("
+        + Spannogram.reference
+        + "), under both sign constraints, polished by swaps ("
+        + SWAP_REFERENCE
+        + ")."
     )
 
     def starts(self, problem, nonneg, rng, restarts):
         em, gpower = CANDIDATES["em"], CANDIDATES["gpower-l0"]
         own = [Start("em", nonneg, s) for s in em.starts(problem, nonneg, rng, restarts)]
-        own += [Start("gpower-l0", nonneg, s) for s in gpower.starts(problem, nonneg, rng, 0)]
+        if problem.factor_fits:
+            own += [Start("gpower-l0", nonneg, s) for s in gpower.starts(problem, nonneg, rng, 0)]
         if nonneg:
             # the signed spannogram's vector is often one-signed (pbmc --scale k = 10: the optimum)
             sweeps = [Start("spannogram", True, rng), Start("spannogram", False, rng)]
@@ -68,9 +91,25 @@ class Auto(Solver):
         return own + (sweeps if problem.dim <= SPANNOGRAM_MAX_DIM else [])
 
     def run(self, problem, k, nonneg, start, **path_options):
+        gpower = () if not problem.factor_fits else ("gpower-l0", "gpower-l1") if k <= L1_MAX_K else ("gpower-l0",)
         if not isinstance(start, Start):  # a vector (the floor's, a path's previous k): each warm-startable one
-            runs = [self.run(problem, k, nonneg, Start(m, nonneg, start), **path_options) for m in WARM]
-            return max(runs, key=lambda r: problem.variance(r.weights))
+            runs = [self._run(problem, k, nonneg, Start(m, nonneg, start), **path_options) for m in ("em", *gpower)]
+        elif start.method == "gpower-l0":
+            runs = [self._run(problem, k, nonneg, Start(m, start.nonneg, start.start)) for m in gpower]
+        else:
+            runs = [self._run(problem, k, nonneg, start, **path_options)]
+        # compared as the driver will: refitted on their supports (ℓ1's soft-thresholded weights are shrunk)
+        run = runs[0]
+        if len(runs) > 1:
+            run = max(
+                runs, key=lambda r: renormalize(problem, r.weights, r.support, nonneg)[1] if r.weights.any() else 0
+            )
+        if not problem.factor_fits:
+            run.extras["auto"] = IMPLICIT_NOTE
+        return run
+
+    def _run(self, problem, k, nonneg, start: Start, **path_options) -> Run:
+        """One candidate's run, made feasible for the problem's sign constraint, named in its extras."""
         solver = CANDIDATES[start.method]
         options = dict(solver.defaults)
         if start.method == "em":

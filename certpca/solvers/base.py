@@ -55,6 +55,7 @@ class Solver:
     signed: ClassVar[bool] = True  # also solves the problem without w >= 0
     joint: ClassVar[bool] = False  # fits several components at once: implements fit_joint
     warm_start: ClassVar[bool] = False  # an iterative method that can start from a previous solution
+    polish: ClassVar[bool] = False  # the driver ends with a swap search from the best vector (solvers/swap.py)
     defaults: ClassVar[dict] = {}
     path_options: ClassVar[dict] = {}  # stopping options for runs warm-started along a path (fit_path)
     reference: ClassVar[str] = ""

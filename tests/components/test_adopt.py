@@ -117,8 +117,8 @@ def test_lrs_fits_return_the_proven_optimum(k, published, monkeypatch):
     x = fit.x["PC1"].to_numpy()
     assert not np.allclose(x, scores["PC1"].to_numpy())
     assert x.var(ddof=1) == pytest.approx(fit.components[0].variance, rel=1e-9)
-    # the method auto finds it without help
-    assert certpca.fit("lrs", k, method="auto").components[0].variance == pytest.approx(published, rel=1e-5)
+    # the default method finds it without help
+    assert certpca.fit("lrs", k).components[0].variance == pytest.approx(published, rel=1e-5)
 
 
 def test_pitprops_pc2_is_the_optimum_of_its_deflated_problem():

@@ -40,12 +40,12 @@ def test_pbmc_scaled_k10_reaches_the_proven_optimum(nonneg):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ds = certpca.load("pbmc", scale=True)
-        comp = certpca.fit(ds, 10, nonneg=nonneg, method="auto").components[0]
+        comp = certpca.fit(ds, 10, nonneg=nonneg).components[0]
     assert comp.variance == pytest.approx(8.44396, abs=5e-6)
     assert (comp.weights >= 0).all()
 
 
-def test_auto_is_listed_and_fits():
+def test_auto_is_the_default_and_listed():
     assert "auto" in REGISTRY and REGISTRY["auto"].nonneg and REGISTRY["auto"].signed
-    fit = certpca.fit(Problem.from_covariance(random_psd(np.random.default_rng(0), 8)), 3, method="auto")
+    fit = certpca.fit(Problem.from_covariance(random_psd(np.random.default_rng(0), 8)), 3)
     assert fit.options["method"] == "auto" and fit.components[0].method == "auto"
