@@ -14,6 +14,7 @@ from certpca.certification.numerics import (
     Bound,
     NotApplicable,
     check_k,
+    dense_eigen_seconds,
     dense_matrix,
     gamma,
     gershgorin_columns,
@@ -226,6 +227,7 @@ PERRON = BoundSpec(
     COST_QUADRATIC,
     nonneg_only=True,
     max_dim=DENSE_LIMIT,
+    estimate=dense_eigen_seconds,  # one D × D eigenproblem, which no clock can interrupt
     description="λmax(max(C, 0)), for w ≥ 0",
     reference="Elementary: for w ≥ 0, wᵀCw ≤ wᵀC₊w ≤ λmax(C₊) with C₊ = max(C, 0) (Rayleigh–Ritz; "
     "Perron–Frobenius theory of nonnegative matrices, " + HORN_JOHNSON + " ch. 8).",
