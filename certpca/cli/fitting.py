@@ -28,6 +28,7 @@ from certpca.validation import check_float, check_int, check_random_state, parse
 from .options import chunked_options, data_options, load_options, out_option
 
 #: the help of ``--budget``, the same concept in fit and certify
+RESTARTS_HELP = "random starts for EM: in nonnegative fits, and in signed auto fits up to 5000 features (default 10)"
 BUDGET_HELP = (
     "CPU seconds for all the command's certificates, every component and bound: cheapest first, a bound "
     "that would overrun is skipped or stopped with its best valid bound "
@@ -67,7 +68,7 @@ def add_commands(sub) -> None:
         help="smallest angle between quasi-orthogonal components (default 85)",
     )
     fit.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
-    fit.add_argument("--restarts", type=int, default=10, help="random starts for nonnegative EM (default 10)")
+    fit.add_argument("--restarts", type=int, default=10, help=RESTARTS_HELP)
     fit.add_argument(
         "--no-renormalize",
         dest="renormalize",
@@ -161,7 +162,7 @@ def add_commands(sub) -> None:
         help="certify every point with these bounds (e.g. lambda1,dabe; default: no certificates)",
     )
     pth.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
-    pth.add_argument("--restarts", type=int, default=10, help="random starts for nonnegative EM (default 10)")
+    pth.add_argument("--restarts", type=int, default=10, help=RESTARTS_HELP)
     pth.add_argument(
         "--choose",
         action="store_true",
