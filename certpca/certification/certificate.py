@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from certpca.certification.numerics import Bound, NotApplicable
 from certpca.certification.registry import REGISTRY, default_bounds, parse_bounds
@@ -365,7 +366,9 @@ def certify_vector(
         if name not in first_runs:  # a first run's bound stands for a full run that is skipped
             skipped[name] = reason
 
-    with problem.scaled_by(shift) as scaled:
+    # one BLAS thread: a budget counts the CPU seconds of every thread, and two OpenBLAS threads spinning on a
+    # busy 2-core machine took 13.8 CPU s for an eigenproblem that takes 0.7 s on one (certpca/clock.py)
+    with problem.scaled_by(shift) as scaled, threadpool_limits(1):
         for name, probe in _schedule(names):
             spec = REGISTRY[name]
             if spec.nonneg_only and not nonneg:
