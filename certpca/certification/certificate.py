@@ -26,7 +26,7 @@ from threadpoolctl import threadpool_limits
 
 from certpca.certification.numerics import Bound, NotApplicable
 from certpca.certification.registry import REGISTRY, default_bounds, parse_bounds
-from certpca.certification.spec import COST_SDP
+from certpca.certification.spec import COST_SDP, BoundSpec
 from certpca.clock import Deadline
 from certpca.errors import InputError, TooLarge
 from certpca.summary import Summary
@@ -361,6 +361,7 @@ def certify_vector(
     # a large factor is scaled in place and restored (Problem.scaled_by): the original is
     # not used inside, so the lower bounds on it are computed after
     first_runs: dict[str, int] = {}  # a probed bound's name → where its first run's Bound is in done
+    twins: list[tuple[int, BoundSpec, dict]] = []  # for w ≥ 0: bounds whose signed twin is still to compute
 
     def skip(name: str, reason: str) -> None:
         if name not in first_runs:  # a first run's bound stands for a full run that is skipped
@@ -416,17 +417,28 @@ def certify_vector(
                 continue
             if spec.target_option in kw:
                 b.params["target"] = float(upper)
-            if nonneg and not spec.sign_free and probe is None:
-                room = None if budget is None else clock.left()
-                b = _with_signed(b, spec, scaled, k, kw, (e, sub), (reuse or {}).get(name), room)
+            given = (reuse or {}).get(name)
+            if nonneg and not spec.sign_free and probe is None and given is not None:
+                b = _with_signed(b, spec, scaled, k, kw, (e, sub), given, None)
             if name in first_runs:  # the full run after a first one: the better of the two stands
                 i = first_runs[name]
                 done[i] = min(done[i], b, key=lambda x: x.value)
             else:
                 if probe is not None:
                     first_runs[name] = len(done)
+                i = len(done)
                 done.append(b)
+            if nonneg and not spec.sign_free and probe is None and given is None:
+                twins.append((i, spec, kw))
             upper = min(upper, b.value)
+        # for w ≥ 0, the signed problem's bounds too, with what the budget leaves once every bound of
+        # w ≥ 0 had its turn (computed at once, they took the time of the nonnegative bounds after them)
+        for i, spec, kw in twins:
+            room = None if budget is None else clock.left()
+            if (room is not None and room <= 0) or (stop_when_optimal and upper - value <= tol * upper):
+                break
+            done[i] = _with_signed(done[i], spec, scaled, k, kw, (e, sub), None, room)
+            upper = min(upper, done[i].value)
     if not done:
         raise InputError("no bound could be computed: " + "; ".join(f"{n}: {r}" for n, r in skipped.items()))
     lower, better = _feasible(problem, done, k, nonneg, value, tol)
