@@ -21,8 +21,14 @@ depend on the machine's load.
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import time
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import nullcontext
+
+from threadpoolctl import threadpool_limits
 
 from certpca.certification import REGISTRY as BOUNDS
 from certpca.certification import Bound, Certificate, NotApplicable, evaluate_bound
@@ -63,28 +69,57 @@ class _Bounds:
     def __init__(self, problem: Problem):
         self.problem = problem
         self.done: dict[tuple[str, int, bool], Bound | None] = {}
-        self.seconds: dict[str, float] = {}  # CPU seconds of each bound's last run
 
     def key(self, name: str, k: int, nonneg: bool) -> tuple[str, int, bool]:
         return name, k, nonneg and not BOUNDS[name].sign_free
 
-    def compute(self, name: str, k: int, nonneg: bool) -> float:
-        """Compute the bound (None when it does not apply) and return its CPU seconds."""
+    def compute(self, name: str, k: int, nonneg: bool) -> None:
+        """Compute the bound (None when it does not apply), once."""
         key = self.key(name, k, nonneg)
-        if key in self.done:
-            return 0.0
-        t0 = time.process_time()
-        try:
-            self.done[key] = evaluate_bound(self.problem, name, k, key[2], **BAND_OPTIONS.get(name, {}))
-        except (NotApplicable, TooLarge):
-            self.done[key] = None
-        self.seconds[name] = time.process_time() - t0
-        return self.seconds[name]
+        if key not in self.done:
+            self.done[key] = _bound(self.problem, key)[0]
 
     def best(self, k: int, nonneg: bool) -> Bound | None:
         """The smallest bound at k; for w ≥ 0 those of the plain problem count too."""
         found = [b for (_, kk, nn), b in self.done.items() if b is not None and kk == k and (nn == nonneg or not nn)]
         return min(found, key=lambda b: (b.value, b.name), default=None)
+
+
+# the problem the worker processes read, set before the pool forks (nothing is pickled per task)
+_SHARED: dict = {}
+
+
+def _bound(problem: Problem, key: tuple[str, int, bool]) -> tuple[Bound | None, float]:
+    """The bound ``key`` = (name, k, nonneg) of the band (None when it does not apply), its CPU seconds."""
+    name, k, nonneg = key
+    t0 = time.process_time()
+    try:
+        bound = evaluate_bound(problem, name, k, nonneg, **BAND_OPTIONS.get(name, {}))
+    except (NotApplicable, TooLarge):
+        bound = None
+    return bound, time.process_time() - t0
+
+
+def _worker(key: tuple[str, int, bool]) -> tuple[Bound | None, float]:
+    """:func:`_bound` on the shared problem with one BLAS thread (the processes already use the cores)."""
+    with threadpool_limits(limits=1):
+        return _bound(_SHARED["problem"], key)
+
+
+def _round(todo: dict, bounds: _Bounds, fraction) -> list[tuple[str, int, bool]]:
+    """One round: each (sign, k) left, loosest first, takes its next costly bound; one already computed
+    or taken this round (a sign-free bound of the other sign) serves it for the round.  The round's
+    bounds do not depend on each other, so they run in parallel with the same results."""
+    tasks: list[tuple[str, int, bool]] = []
+    for nonneg, k in sorted(todo, key=lambda sk: (fraction(*sk), sk[1], sk[0])):
+        left = todo[nonneg, k]
+        if fraction(nonneg, k) < 1 - OPTIMAL_TOL:
+            key = bounds.key(left.pop(0), k, nonneg)
+            if key not in bounds.done and key not in tasks:
+                tasks.append(key)
+        if not left or fraction(nonneg, k) >= 1 - OPTIMAL_TOL:
+            del todo[nonneg, k]
+    return tasks
 
 
 def _order(costly: list[str], head: Certificate | None) -> list[str]:
@@ -102,13 +137,18 @@ def certified_bands(
     headline_k: int,
     count: int = BAND_BOUNDS,
     seconds: float = BAND_SECONDS,
+    jobs: int | None = None,
 ) -> tuple[dict[bool, list[BandPoint]], list[str]]:
     """Per sign constraint, the band's points on the path's k (ascending); and the notes.
 
     ``tops[nonneg][k]`` is (the best value found at k, its method); ``names[nonneg]`` the bounds;
     ``heads[nonneg]`` the headline certificate at ``headline_k``, which stands for the band there;
-    ``count`` and ``seconds`` the costly bounds' budget (module docstring).
+    ``count`` and ``seconds`` the costly bounds' budget (module docstring); ``jobs`` processes compute
+    each round's bounds (None: one per core; the band is the same for any number).
     """
+    jobs = (os.cpu_count() or 1) if jobs is None else jobs
+    if "fork" not in multiprocessing.get_all_start_methods():
+        jobs = 1
     bounds = _Bounds(problem)
     todo: dict[tuple[bool, int], list[str]] = {}
     for nonneg, top in tops.items():
@@ -125,20 +165,21 @@ def certified_bands(
         return 0.0 if b is None or b.value <= 0 else tops[nonneg][k][0] / b.value
 
     spent, computed, notes = 0.0, 0, []
-    rounds = dict.fromkeys(todo, 0)  # costly bounds tried at (sign, k): each k gets its next one in turn
     todo = {sk: left for sk, left in todo.items() if left}
-    while todo and computed < count:
-        if spent >= seconds:
-            notes.append(f"band: no further costly bound started after {seconds:g} s of CPU time")
-            break
-        nonneg, k = min(todo, key=lambda sk: (rounds[sk], fraction(*sk), sk[1], sk[0]))
-        rounds[nonneg, k] += 1
-        name = todo[nonneg, k].pop(0)
-        if not todo[nonneg, k] or fraction(nonneg, k) >= 1 - OPTIMAL_TOL:
-            del todo[nonneg, k]
-        if fraction(nonneg, k) < 1 - OPTIMAL_TOL and bounds.key(name, k, nonneg) not in bounds.done:
-            spent += bounds.compute(name, k, nonneg)
-            computed += 1
+    _SHARED["problem"] = problem  # before the pool forks
+    fork = multiprocessing.get_context("fork") if jobs > 1 else None
+    with ProcessPoolExecutor(jobs, mp_context=fork) if fork else nullcontext() as pool:
+        while todo and computed < count:
+            if spent >= seconds:
+                notes.append(f"band: no further costly bound started after {seconds:g} s of CPU time")
+                break
+            tasks = _round(todo, bounds, fraction)[: count - computed]
+            runs = map(_worker, tasks) if pool is None else pool.map(_worker, tasks)
+            for key, (bound, cpu) in zip(tasks, runs):
+                bounds.done[key] = bound
+                spent += cpu
+            computed += len(tasks)
+    _SHARED.clear()
     out: dict[bool, list[BandPoint]] = {}
     for nonneg, top in tops.items():
         points = []

@@ -110,5 +110,17 @@ def test_a_sign_free_bound_is_computed_once_for_both_bands(monkeypatch):
 
     monkeypatch.setattr(band, "evaluate_bound", counted)
     tops = {nn: {3: (1.0, "x"), 5: (1.0, "x")} for nn in (False, True)}
-    certified_bands(problem, tops, {nn: ["dabe_sdp"] for nn in (False, True)}, {}, 0)
+    certified_bands(problem, tops, {nn: ["dabe_sdp"] for nn in (False, True)}, {}, 0, jobs=1)
     assert sorted(calls) == [(3, False), (5, False)]
+
+
+def test_the_band_does_not_depend_on_the_number_of_processes():
+    rng = np.random.default_rng(11)
+    problem = Problem.from_data(rng.standard_normal((10, 30)) @ rng.standard_normal((30, 30)))
+    ks = [2, 4, 8, 16]
+    tops = {nn: {k: (float(k), "x") for k in ks} for nn in (False, True)}
+    names = {nn: ["lambda1", "dabe", "split", "threshold", "dabe_sdp"] for nn in (False, True)}
+    one = certified_bands(problem, tops, names, {}, 0, count=7, jobs=1)
+    two = certified_bands(problem, tops, names, {}, 0, count=7, jobs=2)
+    assert one == two
+    assert {p.winner for points in one[0].values() for p in points} & {"threshold", "dabe_sdp"}
