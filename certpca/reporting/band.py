@@ -10,8 +10,8 @@ computed as a certificate computes it (:func:`certpca.certification.evaluate_bou
   loosest so far (lowest certified fraction) first; sign-free bounds first (one computation serves
   both signs), then those tightest in the headline certificate; none at a k already certified
   optimal, and none after ``BAND_SECONDS`` of CPU time (then the band depends on the machine's speed,
-  and a note says so).  What they reuse
-  across k: the threshold bound's pairs and components per ρ, dABE's λmax per ρ (``Problem.memo``).
+  and a note says so).  What they reuse across k: the threshold bound's pairs and components per ρ,
+  dABE's λmax per ρ (``Problem.memo``); each round's bounds run in parallel, one process per core.
 
 Validity: every point is the minimum of valid upper bounds on OPT(k, nonneg); for w ≥ 0 the bounds of
 the plain problem count too (OPT over w ≥ 0 ≤ OPT over all w).  The sample-space SDP runs a fixed
@@ -46,8 +46,8 @@ BAND_SECONDS = 60.0
 #: bounds computed at every k whatever their cost class (dABE keeps its λmax per ρ for the other k)
 EVERY_K = ("dabe",)
 #: options of a bound in the band: the sample-space SDP runs a fixed number of Frank–Wolfe steps per ρ
-#: (coarse pass, refinement) and no time limit (leukemia: within 0.3 % of its 6 s limit at every k of
-#: the path in a fifth of the time, reports/bench/report.md)
+#: (coarse pass, refinement) and no time limit (leukemia: within 1 % of the certificate's 6 s limit at
+#: every k of the path, in a third of the time)
 BAND_SDP_ITERS = (10, 15)
 BAND_OPTIONS: Mapping[str, Mapping[str, float]] = {
     "dabe_sdp": {"coarse_iters": BAND_SDP_ITERS[0], "fine_iters": BAND_SDP_ITERS[1], "time_limit": float("inf")}
