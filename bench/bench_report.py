@@ -5,7 +5,8 @@
 Each report runs in a fresh process with one BLAS thread under ``/usr/bin/time -v`` (wall, CPU, peak
 RSS); the saved run (``--json``) gives the band along the path and the headline certificate. before =
 ``git archive REV`` unpacked into a temporary folder, run from there; after = this tree. Runs alternate
-(before, after, before, ...) so both see the same load; the table gives the load average beside the
+(before, after, before, ...) so both see the same load, after one untimed run of each tree (numba
+compiles its kernels into a cache per tree); the table gives the load average beside the
 times and the ratio after / before of the medians. Writes the section at the top of
 reports/bench/report.md (the older sections below it are kept).
 """
@@ -28,6 +29,7 @@ from common import CHILD_ENV, REPORTS
 ROOT = Path(__file__).resolve().parent.parent
 COMMAND = ["report", "leukemia", "--k", "50", "--force", "--json"]
 MARK = "<!-- bench/bench_report.py: this section is rewritten by the script -->"
+WARM = ", after one untimed run of each (numba caches its kernels)"
 END = "<!-- end of bench/bench_report.py's section -->"
 
 
@@ -73,6 +75,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--before", default="b8f8df2")
     ap.add_argument("--repeats", type=int, default=1)
+    ap.add_argument("--no-warmup", dest="warmup", action="store_false", help="skip the untimed first run per tree")
     args = ap.parse_args()
     rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     with tempfile.TemporaryDirectory() as tmp:
@@ -81,6 +84,8 @@ def main() -> None:
         archive = subprocess.run(["git", "archive", args.before], cwd=ROOT, capture_output=True, check=True)
         with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
             tar.extractall(before, filter="data")
+        for tree in (before, ROOT) if args.warmup else ():  # numba compiles its kernels once per tree
+            run(tree, Path(tmp) / "warmup.html")
         runs: dict[str, list[dict]] = {"before": [], "after": []}
         for _ in range(args.repeats):
             for name, tree in (("before", before), ("after", ROOT)):
@@ -95,7 +100,8 @@ def main() -> None:
         f"Command: `python bench/bench_report.py --before {args.before} --repeats {args.repeats}` (each report: "
         f"`OMP_NUM_THREADS=1 /usr/bin/time -v python -m certpca {' '.join(COMMAND)} -o OUT.html`); "
         f"before = `{args.before}` (git archive), after = this tree at {rev.stdout.strip()}; runs alternate, "
-        f"medians of {args.repeats}; {os.cpu_count()} cores shared with other jobs.",
+        f"medians of {args.repeats}{WARM if args.warmup else ''}; "
+        f"{os.cpu_count()} cores shared with other jobs.",
         "",
         "| | wall (s) | CPU user + system (s) | peak RSS (MB) | load average at the start of each run |",
         "|---|---|---|---|---|",
