@@ -60,6 +60,8 @@ logarithmic grid in [τ, max pair]: the bound is not unimodal in ρ.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg
@@ -175,11 +177,67 @@ def collect_pairs(problem, nonneg: bool, budget: int | None = None, block_bytes:
     return i[order], j[order], v[order], max(tau, 0.0), err
 
 
+@dataclass(frozen=True)
+class Pairs:
+    """The pairs of :func:`collect_pairs` (sorted by decreasing key) with their entries row by row: each
+    pair (i, j) is an entry of row i and of row j, and the entries are ordered by row, then by pair.
+
+    At every ρ the pairs kept are a prefix (key > ρ) and the entries of a row kept are a prefix of its
+    entries, so each entry's place in its row (``rank``) is the same for every ρ and k: the sum of a row's
+    k − 1 largest entries needs no sort (:meth:`row_top`).  Memoised per problem (:func:`sorted_pairs`)."""
+
+    i: np.ndarray
+    j: np.ndarray
+    v: np.ndarray
+    tau: float
+    err: float
+    key: np.ndarray  # v (nonnegative problem) or |v|
+    row: np.ndarray  # each entry's row
+    pair: np.ndarray  # each entry's pair
+    rank: np.ndarray  # each entry's place in its row, 0 for the largest key
+
+    def row_top(self, n_kept: int, rho: float, kk: int, D: int) -> np.ndarray:
+        """Per row, the sum of its kk largest (key − ρ) over the first ``n_kept`` pairs: what
+        :func:`_row_topk` gives for those entries, added in the same order (the same floats)."""
+        out = np.zeros(D)
+        if kk <= 0 or n_kept == 0:
+            return out
+        keep = (self.pair < n_kept) & (self.rank < kk)
+        np.add.at(out, self.row[keep], self.key[self.pair[keep]] - rho)
+        return out
+
+
+def sorted_pairs(problem, nonneg: bool, budget: int | None = None) -> Pairs:
+    """:func:`collect_pairs` and its entries row by row (:class:`Pairs`), once per problem, sign and
+    budget: the same for every k, so a path's threshold bounds share them (``Problem.memo``)."""
+    memo = problem.memo.setdefault("threshold_pairs", {})
+    if (nonneg, budget) not in memo:
+        i, j, v, tau, err = collect_pairs(problem, nonneg, budget)
+        n = len(v)
+        idx = np.int32 if problem.dim < 2**31 and n < 2**31 else np.int64
+        rows = np.r_[i, j].astype(idx)
+        pairs = np.r_[np.arange(n), np.arange(n)].astype(idx)
+        order = np.lexsort((pairs, rows))
+        rows, pairs = rows[order], pairs[order]
+        start = np.r_[0, np.flatnonzero(np.diff(rows)) + 1] if len(rows) else np.zeros(0, np.int64)
+        rank = np.arange(len(rows)) - np.repeat(start, np.diff(np.r_[start, len(rows)]))
+        key = v if nonneg else np.abs(v)
+        memo[nonneg, budget] = Pairs(i, j, v, tau, err, key, rows, pairs, rank.astype(idx))
+    return memo[nonneg, budget]
+
+
 def _row_topk(rows: np.ndarray, vals: np.ndarray, n: int, kk: int) -> np.ndarray:
-    """Per row (0..n−1), the sum of its kk largest values (vals ≥ 0)."""
+    """Per row (0..n−1), the sum of its kk largest values (vals ≥ 0): a row of at most kk entries is
+    summed whole, only the longer rows are sorted (a maximum for kk = 1)."""
     out = np.zeros(n)
     if kk <= 0 or len(rows) == 0:
         return out
+    if kk == 1:
+        np.maximum.at(out, rows, vals)
+        return out
+    short = np.bincount(rows, minlength=n)[rows] <= kk
+    np.add.at(out, rows[short], vals[short])
+    rows, vals = rows[~short], vals[~short]
     order = np.lexsort((-vals, rows))
     r, v = rows[order], vals[order]
     start = np.r_[0, np.flatnonzero(np.diff(r)) + 1]
@@ -218,15 +276,16 @@ def _rank2_bound(Mk: np.ndarray, k: int, nonneg: bool, estimate: bool = False, s
     return float(res.opt_d) * (1 + OPT_D_SLACK) + lmax_upper(R, form)[0]
 
 
-def _ub_components(labels, n_comp, i, j, m, diag, k, dense_max, rank2=None, estimate=False, stop=None):
+def _ub_components(labels, n_comp, i, j, m, diag, k, dense_max, rank2=None, estimate=False, top=None, stop=None):
     """max over components of ub_k(M_KK); M's off-diagonal entries are (i, j, m) (i < j).
 
     Components are visited in decreasing order of their cheap (Gershgorin) bound
     and refined until no remaining cheap bound can exceed the current maximum.
     ``rank2`` (None, or the problem's ``nonneg``) adds the rank-2 spannogram bound
     on dense components.  ``estimate`` estimates the eigenvalues of large dense
-    components instead of bounding them (to steer the ρ search).  Once ``stop`` (a Deadline) passes,
-    the rank-2 bounds are left out (each component keeps its other bounds).  Returns (value, info).
+    components instead of bounding them (to steer the ρ search).  ``top``: each row's sum of its k − 1
+    largest |m| when already known (:meth:`Pairs.row_top`).  Once ``stop`` (a Deadline) passes, the
+    rank-2 bounds are left out (each component keeps its other bounds).  Returns (value, info).
     """
     D = len(diag)
     kk = k - 1
@@ -235,7 +294,7 @@ def _ub_components(labels, n_comp, i, j, m, diag, k, dense_max, rank2=None, esti
     cols = np.r_[j, i]
     av = np.r_[a, a]
     # k-sparse Gershgorin per row, with its summation margin
-    top = _row_topk(rows, av, D, kk)
+    top = _row_topk(rows, av, D, kk) if top is None else top
     row_g = diag + top
     row_g = row_g + gamma(k + 4) * (np.abs(diag) + top)
     comp_g = np.full(n_comp, -np.inf)
@@ -325,8 +384,9 @@ def threshold_bound(
     k = check_k(problem, k)
     D = problem.dim
     diag = problem.diag.astype(float)
-    i, j, v, tau, err = collect_pairs(problem, nonneg, pair_budget)
-    key = v if nonneg else np.abs(v)
+    pairs = sorted_pairs(problem, nonneg, pair_budget)
+    i, j, v, tau, err, key = pairs.i, pairs.j, pairs.v, pairs.tau, pairs.err, pairs.key
+    split = problem.memo.setdefault("threshold_components", {})  # ρ → components: the same for every k
     diag_err = gamma(problem.factor().shape[0]) * float(np.max(np.abs(diag))) if problem.uses_factor else 0.0
 
     stop = deadline_after(time_limit)
@@ -338,9 +398,12 @@ def threshold_bound(
             mm = vv - rho
         else:
             mm = np.sign(vv) * (np.abs(vv) - rho)
-        g = sp.coo_matrix((np.ones(m_act), (ii, jj)), shape=(D, D))
-        n_comp, labels = connected_components(g, directed=False)
-        ub, info = _ub_components(labels, n_comp, ii, jj, mm, diag, k, dense_max, rank2, estimate, stop)
+        if (nonneg, pair_budget, m_act) not in split:
+            g = sp.coo_matrix((np.ones(m_act), (ii, jj)), shape=(D, D))
+            split[nonneg, pair_budget, m_act] = connected_components(g, directed=False)
+        n_comp, labels = split[nonneg, pair_budget, m_act]
+        top = pairs.row_top(m_act, rho, k - 1, D)
+        ub, info = _ub_components(labels, n_comp, ii, jj, mm, diag, k, dense_max, rank2, estimate, top=top, stop=stop)
         total = (k - 1) * (rho + err) + diag_err + ub
         total = total + gamma(4) * (abs(ub) + (k - 1) * (rho + err))
         info.update(n_pairs=m_act, components=int(n_comp))

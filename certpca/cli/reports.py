@@ -91,7 +91,9 @@ def add_commands(sub) -> None:
         "certify's --budget, which bounds all their certificates)",
     )
     rep.add_argument(
-        "--path-bounds", metavar="NAME,...", help="bounds of the band along the path (default trace,lambda1,dabe)"
+        "--path-bounds",
+        metavar="NAME,...",
+        help="bounds of the band along the path (default: the certificate's, the costly ones within a budget)",
     )
     rep.add_argument(
         "--stability",

@@ -31,9 +31,6 @@ SLOW_ON_PATH = {
     "spannogram": "its exact rank-2 sweep costs about a second per k on wide data; add it with --path-method",
     "nspca": "each k needs its own search for the sparsity penalty β; add it with --path-method",
 }
-#: bounds for the band along the path (cheap: O(D) and one eigenvalue problem, plus dABE, which is
-#: computed once per k on the plain problem and shared by the nonnegative band, where it is valid too)
-PATH_BOUNDS = ("trace", "lambda1", "dabe")
 #: the path grid of ``certpca report`` when none is given: 8 geometric steps from 1 to 300 (and k)
 DEFAULT_PATH = "1:300:8"
 #: up to this many features the default path takes every k from 1 to D
@@ -65,8 +62,9 @@ class ReportOptions:
     "all"), ``nonneg_modes`` (the sign constraints fitted), ``components``, ``path`` (the grid of the
     variance–cardinality path, "" for none), ``path_methods``, ``seed``, ``bounds`` (of the certificate
     at k; None: what ``certpca certify`` runs for the problem's size), ``path_bounds`` (of the band;
-    None: ``PATH_BOUNDS``), ``genes`` (the gene-selection evaluation; None: when the data carry class
-    labels), ``gene_sizes``, ``gene_k``, ``n_init``, ``time_limit`` (of the sample-space SDP, seconds),
+    None: the certificate's, certpca/reporting/band.py), ``genes`` (the gene-selection evaluation; None:
+    when the data carry class labels), ``gene_sizes``, ``gene_k``, ``n_init``, ``time_limit`` (of the
+    sample-space SDP, seconds),
     ``stability`` (halves of the samples over which the selected features' stability is measured; 0: none),
     ``command`` (shown on the page), ``progress`` (a progress bar; None: on a terminal).
 
@@ -115,7 +113,7 @@ class Plan:
     on_path: tuple[str, ...]
     path_skipped: Mapping[str, str]
     head_bounds: tuple[str, ...] | None  # None: the registry's default for the problem's size (headline_bounds)
-    band_bounds: tuple[str, ...]
+    band_bounds: tuple[str, ...] | None  # None: the certificate's bounds (certpca/reporting/band.py)
     genes: bool
     gene_sizes: tuple[int, ...] = GENE_SIZES
     gene_k: int = GENE_K
@@ -210,8 +208,8 @@ def resolve(ds: Dataset, problem: Problem, options: ReportOptions) -> Plan:
     if ks and not on_path:
         raise InputError("no method left for the path; name one with `path_methods` or give `path` ''")
     head_bounds = parse_bounds(o.bounds) if o.bounds else None
-    band_bounds = parse_bounds(o.path_bounds) if o.path_bounds else list(PATH_BOUNDS)
-    if "pattern" in (head_bounds or []) or "pattern" in band_bounds:
+    band_bounds = parse_bounds(o.path_bounds) if o.path_bounds else None
+    if "pattern" in (head_bounds or []) or "pattern" in (band_bounds or []):
         raise InputError(
             "the report shares bounds between methods, so the support-specific 'pattern' "
             "bound cannot be used; certify one vector with 'certpca certify --bounds pattern'"
@@ -241,7 +239,7 @@ def resolve(ds: Dataset, problem: Problem, options: ReportOptions) -> Plan:
         on_path=tuple(on_path),
         path_skipped=MappingProxyType(path_skipped),
         head_bounds=None if head_bounds is None else tuple(head_bounds),
-        band_bounds=tuple(band_bounds),
+        band_bounds=None if band_bounds is None else tuple(band_bounds),
         genes=want_genes,
         gene_sizes=tuple(o.gene_sizes),
         gene_k=gene_k,
@@ -280,7 +278,6 @@ __all__ = [
     "GENE_METHOD",
     "GENE_SIZES",
     "N_INIT",
-    "PATH_BOUNDS",
     "Plan",
     "ReportOptions",
     "SDP_BOUND",

@@ -15,7 +15,7 @@ what runs, into a frozen plan) and :func:`compute` follows the plan, one functio
    gives them;
 3. :func:`path_and_band` — the variance–cardinality path of every method on a
    coarse grid with the certified band (best value found .. best upper bound
-   from cheap bounds, each from :func:`certpca.certification.evaluate_bound`);
+   from the certificate's bound families, :mod:`certpca.reporting.band`);
 4. :func:`certpca.reporting.genes.gene_selection_run` — the gene-selection
    evaluation of Sigg & Buhmann (2008, §5.3) when the data carry class labels;
 5. :func:`references` — the references of every method and bound that ran.
@@ -37,19 +37,19 @@ import numpy as np
 
 from certpca import datasets
 from certpca.certification import REGISTRY as BOUNDS
-from certpca.certification import Bound, Certificate, NotApplicable, certify_vector, evaluate_bound, recertify
+from certpca.certification import Certificate, certify_vector, recertify
 from certpca.certification.components import certify_components
 from certpca.components import SEQUENTIAL, adopt_better, fit_components
 from certpca.data import Dataset
 from certpca.data.advice import preprocessing_advice
-from certpca.errors import InputError, TooLarge
+from certpca.errors import InputError
 from certpca.messages import quiet
 from certpca.paths import fit_path
 from certpca.problem import Problem
+from certpca.reporting.band import certified_bands
 from certpca.reporting.genes import GENE_REFS, gene_selection_run
 from certpca.reporting.options import (
     DEFAULT_METHODS,
-    PATH_BOUNDS,
     SDP_BOUND,
     Plan,
     ReportOptions,
@@ -61,7 +61,6 @@ from certpca.reporting.options import (
 from certpca.reporting.saved import (
     FORMAT,
     Band,
-    BandPoint,
     DataSummary,
     MethodFit,
     MethodPath,
@@ -81,9 +80,6 @@ from certpca.version import __version__
 N_EIGEN = 20
 #: up to this many samples the run keeps the selected features' values for the report's heatmap
 HEATMAP_SAMPLES = 5000
-#: bounds of this cost class and above are computed once per k on the plain problem and shared by
-#: the nonnegative band (a bound on the plain problem is valid for w >= 0 too)
-SHARED_COST = 3
 #: the band figure follows Asteris et al. (2014), Fig. 4-6: the paper of the spannogram solver
 BAND_FIGURE_SOURCE = "spannogram"
 #: one author "Surname, I. J." (a surname of several words or with a particle such as d' kept whole)
@@ -365,33 +361,15 @@ def sample_scores(ds: Dataset, problem: Problem, fits: list[MethodFit]) -> list[
 
 
 # ---------------------------------------------------------- path and band
-def _band_bounds(problem: Problem, names: list[str], k: int, nonneg: bool, cache: dict) -> list[Bound]:
-    """The band's bounds at k (:func:`certpca.certification.evaluate_bound`, as a certificate computes them);
-    the costly ones are computed on the plain problem once per k and cached.  One that does not apply or
-    is not finite is left out."""
-    out = []
-    for name in names:
-        spec = BOUNDS[name]
-        shared = spec.cost >= SHARED_COST and not spec.nonneg_only
-        key = (name, k, False if shared else nonneg)
-        if key not in cache:
-            try:
-                cache[key] = evaluate_bound(problem, name, k, key[2])
-            except (NotApplicable, TooLarge):
-                cache[key] = None
-        if cache[key] is not None:
-            out.append(cache[key])
-    return out
-
-
 def path_and_band(
     problem: Problem, plan: Plan, fitted: FitsAtK, step
 ) -> tuple[list[MethodPath], list[Band], list[str]]:
-    """The path of every method on the grid and, per sign constraint, the certified band; with the notes."""
-    paths, bands, notes = [], [], []
-    cache: dict = {}
+    """The path of every method on the grid and, per sign constraint, the certified band
+    (:func:`certpca.reporting.band.certified_bands`: the headline's bounds, equal to it at k); with the notes."""
+    paths, notes = [], []
+    tops: dict[bool, dict[int, tuple[float, str]]] = {}
+    names: dict[bool, list[str]] = {}
     for nonneg, mode_fits in fitted.raw.items():
-        names = applicable(plan.band_bounds, problem, nonneg)
         by_k: dict[int, list] = {kk: [] for kk in plan.ks}
         for fit in mode_fits:
             m = fit.options["method"]
@@ -421,23 +399,22 @@ def path_and_band(
             step(f"path {m}{_suffix(nonneg)}")
         if by_k.get(plan.k):
             fitted.adopt_if_better(problem, max(by_k[plan.k], key=lambda c: c.variance), plan)
-        points = []
+        tops[nonneg] = {}
         for kk in plan.ks:
             top = max(by_k[kk], key=lambda c: c.variance)
-            win = min(_band_bounds(problem, names, kk, nonneg, cache), key=lambda b: (b.value, b.name))
-            value = problem.variance(top.weights / np.linalg.norm(top.weights))
-            points.append(
-                BandPoint(
-                    k=kk,
-                    best_value=float(value),
-                    best_method=top.method,
-                    upper_bound=float(win.value),
-                    winner=win.name,
-                    certified_fraction=float(value / win.value) if win.value > 0 else float("nan"),
-                )
-            )
-        bands.append(Band(nonneg=nonneg, bounds=names, points=points))
-        step(f"band{_suffix(nonneg)}")
+            tops[nonneg][kk] = (problem.variance(top.weights / np.linalg.norm(top.weights)), top.method)
+        # at k the band is the headline certificate of the best fit (a better path vector is a fit by now)
+        at_k = [f for f in fitted.fits if f.nonneg == nonneg]
+        if plan.k in tops[nonneg] and at_k:
+            head = max(at_k, key=lambda f: f.value)
+            tops[nonneg][plan.k] = (float(head.certificate.value or 0.0), head.method)
+        chosen = fitted.bounds.get(nonneg, []) if plan.band_bounds is None else plan.band_bounds
+        names[nonneg] = applicable(chosen, problem, nonneg)
+    heads = {} if plan.band_bounds is not None else dict(fitted.shared)
+    points, band_notes = certified_bands(problem, tops, names, heads, plan.k)
+    notes += band_notes
+    bands = [Band(nonneg=nonneg, bounds=names[nonneg], points=points[nonneg]) for nonneg in tops]
+    step("band")
     return paths, bands, notes
 
 
@@ -487,10 +464,11 @@ def compute(ds: Dataset, problem: Problem, plan: Plan) -> ReportRun:
     """The saved run of a resolved :class:`~certpca.reporting.options.Plan` on ``ds`` and its covariance
     ``problem``; the plan is only read."""
     modes = len(plan.nonneg_modes)
-    path_steps = len(plan.on_path) + 1 if plan.ks else 0
+    path_steps = len(plan.on_path) if plan.ks else 0
     stable_steps = modes if plan.stability else 0
     step = Steps(
-        modes * (len(plan.methods) + 1 + path_steps) + (3 if plan.genes else 0) + stable_steps + 1, plan.progress
+        modes * (len(plan.methods) + 1 + path_steps) + bool(plan.ks) + (3 if plan.genes else 0) + stable_steps + 1,
+        plan.progress,
     )
     try:
         data = describe_data(ds, problem)
@@ -522,7 +500,7 @@ def compute(ds: Dataset, problem: Problem, plan: Plan) -> ReportRun:
         path=list(plan.ks),
         path_methods=list(plan.on_path),
         bounds={("nonneg" if nn else "sparse"): v for nn, v in fitted.bounds.items()},
-        path_bounds=list(plan.band_bounds),
+        path_bounds=sorted({n for b in bands for n in b.bounds}, key=list(BOUNDS).index),
         genes=plan.genes,
     )
     return ReportRun(
@@ -566,7 +544,6 @@ def selected_annotation(ds: Dataset, fits: list[MethodFit]) -> dict[str, list[st
 __all__ = [
     "DEFAULT_METHODS",
     "FORMAT",
-    "PATH_BOUNDS",
     "choose_methods",
     "compute",
     "compute_run",

@@ -248,7 +248,7 @@ class BandPoint(Saved):
 
 @dataclass
 class Band(Saved):
-    """The certified band of one sign constraint: best value found .. best cheap upper bound."""
+    """The certified band of one sign constraint: best value found .. best upper bound (reporting/band.py)."""
 
     nonneg: bool
     bounds: list[str]

@@ -1,0 +1,144 @@
+"""`certpca report leukemia --k 50`: time and band, before (a git revision) and after (this tree), one run.
+
+    python bench/bench_report.py [--before REV] [--repeats N]
+
+Each report runs in a fresh process with one BLAS thread under ``/usr/bin/time -v`` (wall, CPU, peak
+RSS); the saved run (``--json``) gives the band along the path and the headline certificate. before =
+``git archive REV`` unpacked into a temporary folder, run from there; after = this tree. Runs alternate
+(before, after, before, ...) so both see the same load, after one untimed run of each tree (numba
+compiles its kernels into a cache per tree); the table gives the load average beside the
+times and the ratio after / before of the medians. Writes the section at the top of
+reports/bench/report.md (the older sections below it are kept).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+from common import CHILD_ENV, REPORTS
+
+ROOT = Path(__file__).resolve().parent.parent
+COMMAND = ["report", "leukemia", "--k", "50", "--force", "--json"]
+MARK = "<!-- bench/bench_report.py: this section is rewritten by the script -->"
+WARM = ", after one untimed run of each (numba caches its kernels)"
+END = "<!-- end of bench/bench_report.py's section -->"
+
+
+def run(tree: Path, out: Path) -> dict:
+    """One report from ``tree``: wall and CPU seconds, peak RSS, load average, and the saved run."""
+    load = os.getloadavg()[0]
+    cmd = ["/usr/bin/time", "-v", sys.executable, "-m", "certpca", *COMMAND, "-o", str(out)]
+    proc = subprocess.run(cmd, cwd=tree, env=CHILD_ENV, capture_output=True, text=True, check=True)
+    stats = {key.strip(): value for key, _, value in (line.rpartition(": ") for line in proc.stderr.splitlines())}
+    h, m, s = ([0, 0] + stats["Elapsed (wall clock) time (h:mm:ss or m:ss)"].split(":"))[-3:]
+    return {
+        "wall": 3600 * float(h) + 60 * float(m) + float(s),
+        "cpu": float(stats["User time (seconds)"]) + float(stats["System time (seconds)"]),
+        "rss_mb": int(stats["Maximum resident set size (kbytes)"]) / 1024,
+        "load": load,
+        "run": json.loads(proc.stdout),
+    }
+
+
+def band_summary(saved: dict) -> dict:
+    """Per sign, the band's minimum certified fraction over k ≥ 2, its value at the headline k, and the
+    headline certificate's upper bound."""
+    out = {}
+    k = saved["settings"]["k"]
+    for band in saved["bands"]:
+        sign = "nonneg" if band["nonneg"] else "sparse"
+        points = [p for p in band["points"] if p["k"] >= 2]
+        at_k = next(p for p in band["points"] if p["k"] == k)
+        fits = [f for f in saved["fits"] if f["nonneg"] == band["nonneg"]]
+        head = max(fits, key=lambda f: f["certificate"]["value"])["certificate"]
+        out[sign] = {
+            "min": min(p["certified_fraction"] for p in points),
+            "at_min": min(points, key=lambda p: p["certified_fraction"])["k"],
+            "band_at_k": at_k["upper_bound"],
+            "head": head["upper_bound"],
+            "head_fraction": head["certified_fraction"],
+            "bounds": band["bounds"],
+        }
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--before", default="b8f8df2")
+    ap.add_argument("--repeats", type=int, default=1)
+    ap.add_argument("--no-warmup", dest="warmup", action="store_false", help="skip the untimed first run per tree")
+    args = ap.parse_args()
+    rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        before = Path(tmp) / "before"
+        before.mkdir()
+        archive = subprocess.run(["git", "archive", args.before], cwd=ROOT, capture_output=True, check=True)
+        with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+            tar.extractall(before, filter="data")
+        for tree in (before, ROOT) if args.warmup else ():  # numba compiles its kernels once per tree
+            run(tree, Path(tmp) / "warmup.html")
+        runs: dict[str, list[dict]] = {"before": [], "after": []}
+        for _ in range(args.repeats):
+            for name, tree in (("before", before), ("after", ROOT)):
+                runs[name].append(run(tree, Path(tmp) / f"{name}.html"))
+                print(name, {k: v for k, v in runs[name][-1].items() if k != "run"}, flush=True)
+    med = {n: {f: statistics.median(r[f] for r in rs) for f in ("wall", "cpu", "rss_mb")} for n, rs in runs.items()}
+    bands = {n: band_summary(rs[-1]["run"]) for n, rs in runs.items()}
+    lines = [
+        MARK,
+        "# `certpca report leukemia --k 50`: the band as strong as the headline (issue 29, parts 5 and 6)",
+        "",
+        f"Command: `python bench/bench_report.py --before {args.before} --repeats {args.repeats}` (each report: "
+        f"`OMP_NUM_THREADS=1 /usr/bin/time -v python -m certpca {' '.join(COMMAND)} -o OUT.html`); "
+        f"before = `{args.before}` (git archive), after = this tree at {rev.stdout.strip()}; runs alternate, "
+        f"medians of {args.repeats}{WARM if args.warmup else ''}; "
+        f"{os.cpu_count()} cores shared with other jobs.",
+        "",
+        "| | wall (s) | CPU user + system (s) | peak RSS (MB) | load average at the start of each run |",
+        "|---|---|---|---|---|",
+    ]
+    for n in ("before", "after"):
+        loads = ", ".join(f"{r['load']:.2f}" for r in runs[n])
+        lines.append(f"| {n} | {med[n]['wall']:.1f} | {med[n]['cpu']:.1f} | {med[n]['rss_mb']:.0f} | {loads} |")
+    lines.append(
+        f"| after / before | {med['after']['wall'] / med['before']['wall']:.2f} | "
+        f"{med['after']['cpu'] / med['before']['cpu']:.2f} | {med['after']['rss_mb'] / med['before']['rss_mb']:.2f} | |"
+    )
+    lines += [
+        "",
+        "The band along the path (k = " + ", ".join(map(str, runs["after"][-1]["run"]["settings"]["path"])) + "):",
+        "",
+        "| | sign | band's minimum over k ≥ 2 (at k) | band at k = 50 | headline upper bound | headline certified |",
+        "|---|---|---|---|---|---|",
+    ]
+    for n in ("before", "after"):
+        for sign, b in bands[n].items():
+            lines.append(
+                f"| {n} | {sign} | {100 * b['min']:.2f} % (k = {b['at_min']}) | {b['band_at_k']:.10g} | "
+                f"{b['head']:.10g} | {100 * b['head_fraction']:.2f} % |"
+            )
+    lines += ["", "Per step, seconds (the saved run's `step_seconds`, last run of each):", ""]
+    steps = {n: rs[-1]["run"]["step_seconds"] for n, rs in runs.items()}
+    lines += ["| step | before | after |", "|---|---|---|"]
+    for step in sorted(set(steps["before"]) | set(steps["after"])):
+        b, a = steps["before"].get(step), steps["after"].get(step)
+        lines.append(f"| {step} | {'' if b is None else f'{b:.2f}'} | {'' if a is None else f'{a:.2f}'} |")
+    path = REPORTS / "report.md"
+    old = path.read_text() if path.exists() else ""
+    kept = old.split(END + "\n", 1)[1] if END in old else old
+    text = "\n".join([*lines, END]) + "\n"
+    path.write_text(text + "\n" + kept)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

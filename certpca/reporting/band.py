@@ -1,0 +1,209 @@
+"""The certified band along the path: at each k, the best value found .. the best upper bound on OPT(k).
+
+The band uses the headline certificate's bound families (or the report's ``path_bounds``), each bound
+computed as a certificate computes it (:func:`certpca.certification.evaluate_bound`):
+
+* at the headline k the band *is* the headline certificate (its upper bound and winner);
+* at every other k the bounds below the search class (trace, λ1, Gershgorin, dABE, …) run for every k;
+* the costly ones (threshold-and-split, the sample-space SDP, …): ``BAND_BOUNDS`` computations over
+  the whole path, in rounds: each round gives every k its next costly bound, the k whose band is
+  loosest so far (lowest certified fraction) first; sign-free bounds first (one computation serves
+  both signs), then those tightest in the headline certificate; none at a k already certified
+  optimal, and none after ``BAND_SECONDS`` of CPU time (then the band depends on the machine's speed,
+  and a note says so).  What they reuse across k: the threshold bound's pairs and components per ρ,
+  dABE's λmax per ρ (``Problem.memo``); each round's bounds run in parallel, one process per core.
+
+Validity: every point is the minimum of valid upper bounds on OPT(k, nonneg); for w ≥ 0 the bounds of
+the plain problem count too (OPT over w ≥ 0 ≤ OPT over all w).  The sample-space SDP runs a fixed
+number of Frank–Wolfe steps (``BAND_SDP_ITERS``) instead of a wall-clock limit, so its value does not
+depend on the machine's load.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import nullcontext
+
+from threadpoolctl import threadpool_limits
+
+from certpca.certification import REGISTRY as BOUNDS
+from certpca.certification import Bound, Certificate, NotApplicable, evaluate_bound
+from certpca.certification.spec import COST_SEARCH
+from certpca.errors import TooLarge
+from certpca.problem import Problem
+from certpca.reporting.saved import BandPoint
+
+#: costly bounds computed over the whole path (a count, not seconds, so the band does not depend on the
+#: machine's load): leukemia k = 50, 9 k: the sample-space SDP at the 7 other k, then threshold at the
+#: 3 loosest (reports/bench/report.md)
+BAND_BOUNDS = 10
+#: CPU seconds after which no further costly bound starts, whatever the count (a note says so)
+BAND_SECONDS = 60.0
+#: bounds computed at every k whatever their cost class (dABE keeps its λmax per ρ for the other k)
+EVERY_K = ("dabe",)
+#: options of a bound in the band: the sample-space SDP runs a fixed number of Frank–Wolfe steps per ρ
+#: (coarse pass, refinement) and no time limit (leukemia: within 1 % of the certificate's 6 s limit at
+#: every k of the path, in a third of the time)
+BAND_SDP_ITERS = (10, 15)
+BAND_OPTIONS: Mapping[str, Mapping[str, float]] = {
+    "dabe_sdp": {"coarse_iters": BAND_SDP_ITERS[0], "fine_iters": BAND_SDP_ITERS[1], "time_limit": float("inf")}
+}
+
+
+def is_costly(name: str) -> bool:
+    """A bound the band computes within its budget rather than at every k."""
+    return BOUNDS[name].cost >= COST_SEARCH and name not in EVERY_K
+
+
+#: a k whose band is within this relative gap is certified optimal: no costly bound runs there
+OPTIMAL_TOL = 1e-6
+
+
+class _Bounds:
+    """The band's bounds per (name, k, sign); a sign-free bound is computed on the plain problem once."""
+
+    def __init__(self, problem: Problem):
+        self.problem = problem
+        self.done: dict[tuple[str, int, bool], Bound | None] = {}
+
+    def key(self, name: str, k: int, nonneg: bool) -> tuple[str, int, bool]:
+        return name, k, nonneg and not BOUNDS[name].sign_free
+
+    def compute(self, name: str, k: int, nonneg: bool) -> None:
+        """Compute the bound (None when it does not apply), once."""
+        key = self.key(name, k, nonneg)
+        if key not in self.done:
+            self.done[key] = _bound(self.problem, key)[0]
+
+    def best(self, k: int, nonneg: bool) -> Bound | None:
+        """The smallest bound at k; for w ≥ 0 those of the plain problem count too."""
+        found = [b for (_, kk, nn), b in self.done.items() if b is not None and kk == k and (nn == nonneg or not nn)]
+        return min(found, key=lambda b: (b.value, b.name), default=None)
+
+
+# the problem the worker processes read, set before the pool forks (nothing is pickled per task)
+_SHARED: dict = {}
+
+
+def _bound(problem: Problem, key: tuple[str, int, bool]) -> tuple[Bound | None, float]:
+    """The bound ``key`` = (name, k, nonneg) of the band (None when it does not apply), its CPU seconds."""
+    name, k, nonneg = key
+    t0 = time.process_time()
+    try:
+        bound = evaluate_bound(problem, name, k, nonneg, **BAND_OPTIONS.get(name, {}))
+    except (NotApplicable, TooLarge):
+        bound = None
+    return bound, time.process_time() - t0
+
+
+def _worker(key: tuple[str, int, bool]) -> tuple[Bound | None, float]:
+    """:func:`_bound` on the shared problem with one BLAS thread (the processes already use the cores)."""
+    with threadpool_limits(limits=1):
+        return _bound(_SHARED["problem"], key)
+
+
+def _round(todo: dict, bounds: _Bounds, fraction) -> list[tuple[str, int, bool]]:
+    """One round: each (sign, k) left, loosest first, takes its next costly bound; one already computed
+    or taken this round (a sign-free bound of the other sign) serves it for the round.  The round's
+    bounds do not depend on each other, so they run in parallel with the same results."""
+    tasks: list[tuple[str, int, bool]] = []
+    for nonneg, k in sorted(todo, key=lambda sk: (fraction(*sk), sk[1], sk[0])):
+        left = todo[nonneg, k]
+        if fraction(nonneg, k) < 1 - OPTIMAL_TOL:
+            key = bounds.key(left.pop(0), k, nonneg)
+            if key not in bounds.done and key not in tasks:
+                tasks.append(key)
+        if not left or fraction(nonneg, k) >= 1 - OPTIMAL_TOL:
+            del todo[nonneg, k]
+    return tasks
+
+
+def _order(costly: list[str], head: Certificate | None) -> list[str]:
+    """The costly bounds in the order a k gets them: sign-free first (they serve both signs), then the
+    tighter in the headline certificate first (what pays on these data), then by cost class."""
+    rank = {} if head is None else {b.name: b.value for b in head.bounds}
+    return sorted(costly, key=lambda n: (not BOUNDS[n].sign_free, rank.get(n, float("inf")), BOUNDS[n].cost))
+
+
+def certified_bands(
+    problem: Problem,
+    tops: Mapping[bool, Mapping[int, tuple[float, str]]],
+    names: Mapping[bool, Sequence[str]],
+    heads: Mapping[bool, Certificate],
+    headline_k: int,
+    count: int = BAND_BOUNDS,
+    seconds: float = BAND_SECONDS,
+    jobs: int | None = None,
+) -> tuple[dict[bool, list[BandPoint]], list[str]]:
+    """Per sign constraint, the band's points on the path's k (ascending); and the notes.
+
+    ``tops[nonneg][k]`` is (the best value found at k, its method); ``names[nonneg]`` the bounds;
+    ``heads[nonneg]`` the headline certificate at ``headline_k``, which stands for the band there;
+    ``count`` and ``seconds`` the costly bounds' budget (module docstring); ``jobs`` processes compute
+    each round's bounds (None: one per core; the band is the same for any number).
+    """
+    jobs = (os.cpu_count() or 1) if jobs is None else jobs
+    if "fork" not in multiprocessing.get_all_start_methods():
+        jobs = 1
+    bounds = _Bounds(problem)
+    todo: dict[tuple[bool, int], list[str]] = {}
+    for nonneg, top in tops.items():
+        for k in top:
+            if k == headline_k and nonneg in heads:
+                continue
+            for name in names[nonneg]:
+                if not is_costly(name):
+                    bounds.compute(name, k, nonneg)
+            todo[nonneg, k] = _order([n for n in names[nonneg] if is_costly(n)], heads.get(nonneg))
+
+    def fraction(nonneg: bool, k: int) -> float:
+        b = bounds.best(k, nonneg)
+        return 0.0 if b is None or b.value <= 0 else tops[nonneg][k][0] / b.value
+
+    spent, computed, notes = 0.0, 0, []
+    todo = {sk: left for sk, left in todo.items() if left}
+    _SHARED["problem"] = problem  # before the pool forks
+    fork = multiprocessing.get_context("fork") if jobs > 1 else None
+    with ProcessPoolExecutor(jobs, mp_context=fork) if fork else nullcontext() as pool:
+        while todo and computed < count:
+            if spent >= seconds:
+                notes.append(f"band: no further costly bound started after {seconds:g} s of CPU time")
+                break
+            tasks = _round(todo, bounds, fraction)[: count - computed]
+            runs = map(_worker, tasks) if pool is None else pool.map(_worker, tasks)
+            for key, (bound, cpu) in zip(tasks, runs):
+                bounds.done[key] = bound
+                spent += cpu
+            computed += len(tasks)
+    _SHARED.clear()
+    out: dict[bool, list[BandPoint]] = {}
+    for nonneg, top in tops.items():
+        points = []
+        for k in sorted(top):
+            value, method = top[k]
+            if k == headline_k and nonneg in heads:
+                upper, winner = heads[nonneg].upper_bound, heads[nonneg].winner
+            else:
+                win = bounds.best(k, nonneg)
+                if win is None:
+                    continue
+                upper, winner = win.value, win.name
+            points.append(
+                BandPoint(
+                    k=k,
+                    best_value=float(value),
+                    best_method=method,
+                    upper_bound=float(upper),
+                    winner=winner,
+                    certified_fraction=float(value / upper) if upper > 0 else float("nan"),
+                )
+            )
+        out[nonneg] = points
+    return out, notes
+
+
+__all__ = ["BAND_BOUNDS", "BAND_SDP_ITERS", "BAND_SECONDS", "EVERY_K", "certified_bands", "is_costly"]
