@@ -88,6 +88,10 @@ class _Bounds:
 # the problem the worker processes read, set before the pool forks (nothing is pickled per task)
 _SHARED: dict = {}
 
+#: bounds solved inside cvxpy run in this process, never in a forked worker: its native solvers keep
+#: thread pools whose locks a forked child can inherit held (a dnn_sdp by Clarabel hung in a worker)
+IN_PROCESS = frozenset({"dspca_sdp", "dnn_sdp"})
+
 
 def _bound(problem: Problem, key: tuple[str, int, bool]) -> tuple[Bound | None, float]:
     """The bound ``key`` = (name, k, nonneg) of the band (None when it does not apply), its CPU seconds."""
@@ -174,8 +178,10 @@ def certified_bands(
                 notes.append(f"band: no further costly bound started after {seconds:g} s of CPU time")
                 break
             tasks = _round(todo, bounds, fraction)[: count - computed]
-            runs = map(_worker, tasks) if pool is None else pool.map(_worker, tasks)
-            for key, (bound, cpu) in zip(tasks, runs):
+            forked = [] if pool is None else [t for t in tasks if t[0] not in IN_PROCESS]
+            here = [t for t in tasks if t not in forked]
+            runs = [*(pool.map(_worker, forked) if forked else []), *map(_worker, here)]
+            for key, (bound, cpu) in zip(forked + here, runs):
                 bounds.done[key] = bound
                 spent += cpu
             computed += len(tasks)
