@@ -178,9 +178,9 @@ def certified_bands(
                 notes.append(f"band: no further costly bound started after {seconds:g} s of CPU time")
                 break
             tasks = _round(todo, bounds, fraction)[: count - computed]
-            forked = [] if pool is None else [t for t in tasks if t[0] not in IN_PROCESS]
+            forked = [t for t in tasks if pool is not None and t[0] not in IN_PROCESS]
             here = [t for t in tasks if t not in forked]
-            runs = [*(pool.map(_worker, forked) if forked else []), *map(_worker, here)]
+            runs = [*(pool.map(_worker, forked) if pool is not None else []), *map(_worker, here)]
             for key, (bound, cpu) in zip(forked + here, runs):
                 bounds.done[key] = bound
                 spent += cpu
