@@ -28,7 +28,15 @@ def _matrix():
 
 def _run(ds):
     options = ReportOptions(
-        k=6, methods="em,threshold", path="1:40:3", gene_sizes=(6, 12), gene_k=6, n_init=5, stability=6, progress=False
+        k=6,
+        methods="em,threshold",
+        path="1:40:3",
+        path_bounds="trace,lambda1,dabe",  # the band's words, not its strength (tests/reporting/test_band.py)
+        gene_sizes=(6, 12),
+        gene_k=6,
+        n_init=5,
+        stability=6,
+        progress=False,
     )
     return compute_run(ds, options)
 
