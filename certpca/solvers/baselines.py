@@ -14,7 +14,10 @@ class PCA(Solver):
     name = "pca"
     sparse = False
     nonneg = False
-    reference = "Pearson, K. (1901). On lines and planes of closest fit to systems of points in space."
+    reference = (
+        "Pearson, K. (1901). On lines and planes of closest fit to systems of points in space. "
+        "Philosophical Magazine, 2(11), 559-572."
+    )
 
     def run(self, problem, k, nonneg, start):
         w = problem.first_pc()
