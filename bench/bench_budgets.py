@@ -1,13 +1,11 @@
-"""Issue 29's acceptance rows for budgets: a certificate returns within its budget, and the estimator's
-default certificate costs about the fit.
+"""Issue 29's acceptance rows for budgets: a certificate returns within its budget (the estimator's rows:
+bench/bench_estimator.py).
 
 Each CLI row runs ``python -m certpca certify ...`` in a child process (one BLAS thread) with the
 default budget (15 CPU seconds, ``DEFAULT_BUDGET``) and reports its wall and CPU seconds (the child's
 user + system time) over the budget: the budget counts CPU seconds, so CPU/budget is the promise
 (≤ 1.2 is the acceptance) and wall/budget follows it on a quiet machine; the load average is given
-beside.  Then ``certpca.SparsePCA(n_components=3, k=50).fit(khan)`` with its defaults over
-``certify=False`` (median of ``--repeats``, in alternation), and ``certpca.certify(fit, budget=10)``
-on pbmc with 5 components at k = 30.
+beside.  Then ``certpca.certify(fit, budget=10)`` on pbmc with 5 components at k = 30.
 
     PYTHONPATH=. python bench/bench_budgets.py      # writes reports/bench/budgets.md
 """
@@ -18,7 +16,6 @@ import argparse
 import os
 import platform
 import resource
-import statistics
 import subprocess
 import sys
 import time
@@ -52,21 +49,8 @@ def cli_row(args: list[str]) -> tuple[float, float, str]:
     return wall, cpu, f"{line.split(': ', 1)[-1]} ({used})"
 
 
-def estimator_ratio(X, repeats: int) -> tuple[float, float]:
-    """(median seconds with the default certificate, median with certify=False), fitted in alternation."""
-    with_cert, without = [], []
-    for _ in range(repeats):
-        for certify, times in ((True, with_cert), (False, without)):
-            t0 = time.perf_counter()
-            certpca.SparsePCA(n_components=3, k=50, certify=certify).fit(X)
-            times.append(time.perf_counter() - t0)
-    return statistics.median(with_cert), statistics.median(without)
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=5)
-    args = parser.parse_args()
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
     warnings.simplefilter("ignore")
     rows = [
         "# Budgets (issue 29)",
@@ -87,18 +71,6 @@ def main() -> None:
             f"| {load:.2f} | {line} |"
         )
     with threadpool_limits(1):
-        khan = certpca.load("khan")
-        X = khan.matrix
-        load = os.getloadavg()[0]
-        t_cert, t_plain = estimator_ratio(X, args.repeats)
-        ratio = t_cert / t_plain
-        rows += [
-            "",
-            "| estimator | default (s) | certify=False (s) | ratio | ≤ 3 × uncertified + 1 s | load |",
-            "|---|---|---|---|---|---|",
-            f"| `SparsePCA(n_components=3, k=50).fit(khan)`, median of {args.repeats} | {t_cert:.3f} | "
-            f"{t_plain:.3f} | {ratio:.2f} | {'yes' if t_cert <= 3 * t_plain + 1 else 'no'} | {load:.2f} |",
-        ]
         fit = certpca.fit("pbmc", 30, n_components=5)
         load = os.getloadavg()[0]
         cpu0, t0 = time.process_time(), time.perf_counter()

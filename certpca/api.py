@@ -318,7 +318,7 @@ def choose_k(
     n_folds: int = 5,
     seed: int = 0,
     nonneg: bool = False,
-    method: str = "em",
+    method: str = "auto",
     restarts: int = 10,
 ) -> KChoice:
     """k for the first component chosen by cross-validated reconstruction of held-out entries

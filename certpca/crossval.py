@@ -26,7 +26,7 @@ import pandas as pd
 from certpca.data import Dataset
 from certpca.errors import InputError
 from certpca.problem import Problem
-from certpca.solvers import solve
+from certpca.solvers import DEFAULT_METHOD, solve
 from certpca.validation import check_cardinality, check_int
 
 
@@ -50,7 +50,7 @@ def choose_k(
     n_folds: int = 5,
     seed: int = 0,
     nonneg: bool = False,
-    method: str = "em",
+    method: str = DEFAULT_METHOD,
     restarts: int = 10,
 ) -> KChoice:
     """Cross-validated choice of the first component's cardinality among ``ks`` (see the module)."""

@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 import certpca
-from certpca.data import prepare
-from certpca.data.advice import raw_values
+from certpca.data import advice, prepare
+from certpca.data.advice import raw_blocks, raw_summary
 from certpca.io import load
 
 
@@ -86,7 +86,19 @@ def test_prepared_again_starts_from_the_values_as_prepared():
 
 def test_advice_sees_the_values_as_given():
     X = _data()
-    np.testing.assert_array_equal(raw_values(load(X, copy=False)), X)
+    np.testing.assert_array_equal(np.hstack(list(raw_blocks(load(X, copy=False)))), X)
+
+
+@pytest.mark.parametrize("copy", [True, False])
+def test_the_advice_summary_read_in_blocks_is_that_of_the_whole_matrix(monkeypatch, copy):
+    monkeypatch.setattr(advice, "BLOCK_BYTES", 8 * 12 * 3)  # blocks of 3 features: 14 of them
+    X = _data() - 6.0  # negatives and positives
+    X[0, 0] = 4000.0
+    raw = raw_summary(load(X, copy=copy, scale=True))
+    assert raw is not None
+    np.testing.assert_allclose([raw.top, raw.bottom], [X.max(), X.min()], rtol=1e-12)
+    assert raw.negatives == np.count_nonzero(X < 0) and not raw.integers
+    np.testing.assert_allclose(raw.median_positive, np.median(X[X > 0]), rtol=1e-12)
 
 
 def test_a_dataframe_is_held_as_given_too():
@@ -100,4 +112,4 @@ def test_advice_sees_the_values_as_given_after_a_unit_rescale():
     X = _data() * 2.0**400
     with pytest.warns(UserWarning, match="divided by 2"):
         ds = load(X)
-    np.testing.assert_allclose(raw_values(ds), X, rtol=1e-12)
+    np.testing.assert_allclose(np.hstack(list(raw_blocks(ds))), X, rtol=1e-12)

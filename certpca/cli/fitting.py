@@ -180,10 +180,16 @@ def _open(args: argparse.Namespace):
     return open_data(args.data, chunked=args.chunked, scheduler=args.scheduler, **load_options(args))
 
 
-def _data_lines(ds) -> None:
+def _advice(ds) -> list[str]:
+    """The advice on the data's scale, computed before anything holds the covariance's factor (it reads the
+    raw values once more)."""
+    return [] if isinstance(ds, ChunkedData) else preprocessing_advice(ds)
+
+
+def _data_lines(ds, advice: list[str]) -> None:
     """The start of every terminal summary: the data's shape and preprocessing, then any advice."""
     print(f"Data: {ds.summary_line()}")
-    for note in [] if isinstance(ds, ChunkedData) else preprocessing_advice(ds):
+    for note in advice:
         print(f"Note: {note}")
 
 
@@ -200,6 +206,7 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     check_random_state(args.seed)
     bounds = parse_bounds(args.bounds) if args.bounds else None
     ds = _open(args)
+    advice = [] if args.json else _advice(ds)
     if args.scores is not None and ds.is_covariance:
         raise InputError("--scores needs samples, and a covariance matrix has none; drop --scores")
     fit = api.fit(
@@ -226,7 +233,7 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({**fit.to_dict(), "files": written}, allow_nan=False))
         return 0
-    _data_lines(ds)
+    _data_lines(ds, advice)
     summary = fit.summary()  # the importance table and certificates; print(fit) is R's prcomp print
     summary.notes = [note for note in summary.notes if not note.startswith("Data: ")]  # printed just above
     print(summary)
@@ -261,6 +268,7 @@ def _cmd_certify(args: argparse.Namespace) -> int:
     check_float(args.tol, "tol", low=0, high=1)
     check_random_state(args.seed)
     ds = _open(args)
+    advice = [] if args.json else _advice(ds)
     problem = ds.problem()
     column = None
     if args.loadings is not None:
@@ -288,7 +296,7 @@ def _cmd_certify(args: argparse.Namespace) -> int:
             out["better_file"] = written
         print(json.dumps(out, allow_nan=False))
     else:
-        _data_lines(ds)
+        _data_lines(ds, advice)
         print(f"Vector: {source}, {int(np.count_nonzero(w))} nonzeros")
         print(cert)
         if args.better is not None:
@@ -308,6 +316,7 @@ def _cmd_path(args: argparse.Namespace) -> int:
     check_int(args.restarts, "restarts", low=0)
     check_random_state(args.seed)
     ds = _open(args)
+    advice = [] if args.json else _advice(ds)
     problem = ds.problem()
     ks = parse_grid(args.ks, problem.dim)
     comps = fit_path(problem, ks, method=args.method, nonneg=args.nonneg, seed=args.seed, restarts=args.restarts)
@@ -348,7 +357,7 @@ def _cmd_path(args: argparse.Namespace) -> int:
         )
     else:
         kind = "Nonnegative sparse" if args.nonneg else "Sparse"
-        _data_lines(ds)
+        _data_lines(ds, advice)
         print(f"{kind} PCA path by {args.method}; of_lambda1 = variance / λ1, pev = variance / total variance")
         print(table.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
         if choice is not None:

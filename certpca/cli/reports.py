@@ -13,7 +13,16 @@ from certpca.data import Dataset
 from certpca.errors import InputError
 from certpca.io import Outputs, load
 from certpca.reporting.genes import gene_selection_run
-from certpca.reporting.options import GENE_K, GENE_SIZES, N_INIT, SDP_BOUND, SDP_TIME, STABILITY
+from certpca.reporting.options import (
+    DEFAULT_METHODS,
+    GENE_K,
+    GENE_SIZES,
+    N_INIT,
+    SDP_BOUND,
+    SDP_TIME,
+    SLOW_ON_PATH,
+    STABILITY,
+)
 from certpca.reporting.saved import ReportRun
 from certpca.reporting.tables import fmt, mode_name, proven, table_files, tables_for
 from certpca.validation import check_cardinality, parse_grid
@@ -56,8 +65,7 @@ def add_commands(sub) -> None:
         "--method",
         dest="methods",
         metavar="M,...",
-        help="solvers (default: em, threshold, gpower-l1, gpower-l0, "
-        "spannogram, nspca when registered; 'all' for every sparse one)",
+        help=f"solvers (default: {', '.join(DEFAULT_METHODS)} when registered; 'all' for every sparse one)",
     )
     former_spelling(rep, "--methods", method)
     labels_option(rep)
@@ -72,7 +80,7 @@ def add_commands(sub) -> None:
         "--path-method",
         dest="path_methods",
         metavar="M,...",
-        help="solvers on the path (default: all run except spannogram and nspca; 'all' for every one)",
+        help=f"solvers on the path (default: all run except {', '.join(SLOW_ON_PATH)}; 'all' for every one)",
     )
     former_spelling(rep, "--path-methods", path_method)
     rep.add_argument(

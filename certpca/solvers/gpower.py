@@ -87,7 +87,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
-from ..problem import Problem
+from ..problem import Problem, factor_product
 from ..status import Reach
 from ..validation import check_cardinality, check_choice
 from .base import Run, Solver, top_k
@@ -173,9 +173,7 @@ def _start_x(A: np.ndarray, start: np.ndarray | None) -> np.ndarray:
     """x for a loading vector w: x = Aw/‖Aw‖ (the maximiser of xᵀAw); the paper's start
     a_{i*}/‖a_{i*}‖ (largest-norm column) is w = e_{i*}."""
     if start is not None:
-        w = np.asarray(start, dtype=float)
-        nz = np.flatnonzero(w)
-        x = A[:, nz] @ w[nz]
+        x = factor_product(A, np.asarray(start, dtype=float))
         norm = np.linalg.norm(x)
         if norm > 0:
             return x / norm

@@ -1,10 +1,14 @@
 """The nonnegative certificate is at most the signed one (issue 27, part 4): every signed bound is a bound
 for w ≥ 0 too, and the nonnegative certificate takes the smaller of the two, by rule."""
 
+import dataclasses
+
 import numpy as np
 
 import certpca
+from certpca import clock
 from certpca.certification import certify_vector
+from certpca.certification.registry import REGISTRY
 from certpca.problem import Problem
 from tests.brute import brute_force, random_psd
 
@@ -55,3 +59,36 @@ def test_khan_k50_nonneg_certificate_is_at_most_the_signed_one():
     reuse = {b.name: b for b in signed.bounds}
     nonneg = certify_vector(P, w, 50, True, bounds=cheap + ",dabe_sdp", time_limits={"dabe_sdp": 5.0}, reuse=reuse)
     assert nonneg.upper_bound <= signed.upper_bound
+
+
+def test_a_bound_of_w_nonneg_alone_does_not_take_the_sdps_share_of_the_budget(monkeypatch):
+    """khan k = 50 at the default budget: perron (w ≥ 0 only, 1.4 s, far from winning) ran before dabe_sdp and
+    left it less time than in the signed certificate, which the nonnegative one then stayed above (39.35 against
+    39.26).  Here on a clock that only moves when a fake 6-second perron runs: the SDP gets the same time limit
+    in both certificates, so the same bound, and the nonnegative certificate is at most the signed one."""
+    clock_now = [0.0]
+    monkeypatch.setattr(clock, "now", lambda: clock_now[0])
+    perron, sdp = REGISTRY["perron"], REGISTRY["dabe_sdp"]
+    limits: dict[bool, float] = {}
+
+    def slow_perron(problem, k, nonneg, **options):
+        clock_now[0] += 6.0
+        return perron.func(problem, k, nonneg, **options)
+
+    def recorded_sdp(problem, k, nonneg, **options):
+        limits[nonneg] = options["time_limit"]
+        return sdp.func(problem, k, nonneg, **options)
+
+    monkeypatch.setitem(REGISTRY, "perron", dataclasses.replace(perron, func=slow_perron))
+    monkeypatch.setitem(REGISTRY, "dabe_sdp", dataclasses.replace(sdp, func=recorded_sdp))
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((6, 10)) * np.exp(rng.standard_normal(10))  # D > N: the sample-space SDP applies
+    P = Problem.from_data(X - X.mean(axis=0))
+    opt_signed, _ = brute_force(P.dense(), 3)
+    opt_nonneg, w = brute_force(P.dense(), 3, nonneg=True)
+    signed = certify_vector(P, w, 3, False, bounds="trace,lambda1,dabe_sdp", budget=10.0)
+    nonneg = certify_vector(P, w, 3, True, bounds="trace,lambda1,perron,dabe_sdp", budget=10.0)
+    assert limits[True] == limits[False] > 0
+    assert [b.name for b in nonneg.bounds][-1] == "perron"  # after the SDP, with what it left
+    assert opt_nonneg * (1 - 1e-12) <= nonneg.upper_bound <= signed.upper_bound
+    assert signed.upper_bound >= opt_signed * (1 - 1e-12)
