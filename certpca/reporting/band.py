@@ -15,8 +15,9 @@ computed as a certificate computes it (:func:`certpca.certification.evaluate_bou
 
 Validity: every point is the minimum of valid upper bounds on OPT(k, nonneg); for w ≥ 0 the bounds of
 the plain problem count too (OPT over w ≥ 0 ≤ OPT over all w).  The sample-space SDP runs a fixed
-number of Frank–Wolfe steps (``BAND_SDP_ITERS``) instead of a wall-clock limit, so its value does not
-depend on the machine's load.
+number of Frank–Wolfe steps (``BAND_SDP_ITERS``) instead of a wall-clock limit, and every bound with a
+time option gets an unlimited allotment of work (:class:`certpca.clock.Work`), under which its own caps
+(the exact search's, screening's) count estimated work, so its value does not depend on the machine's load.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from threadpoolctl import threadpool_limits
 from certpca.certification import REGISTRY as BOUNDS
 from certpca.certification import Bound, Certificate, NotApplicable, evaluate_bound
 from certpca.certification.spec import COST_SEARCH
+from certpca.clock import Work
 from certpca.errors import TooLarge
 from certpca.problem import Problem
 from certpca.reporting.saved import BandPoint
@@ -50,7 +52,7 @@ EVERY_K = ("dabe",)
 #: every k of the path, in a third of the time)
 BAND_SDP_ITERS = (10, 15)
 BAND_OPTIONS: Mapping[str, Mapping[str, float]] = {
-    "dabe_sdp": {"coarse_iters": BAND_SDP_ITERS[0], "fine_iters": BAND_SDP_ITERS[1], "time_limit": float("inf")}
+    "dabe_sdp": {"coarse_iters": BAND_SDP_ITERS[0], "fine_iters": BAND_SDP_ITERS[1]}
 }
 
 
@@ -97,8 +99,11 @@ def _bound(problem: Problem, key: tuple[str, int, bool]) -> tuple[Bound | None, 
     """The bound ``key`` = (name, k, nonneg) of the band (None when it does not apply), its CPU seconds."""
     name, k, nonneg = key
     t0 = time.process_time()
+    options = dict(BAND_OPTIONS.get(name, {}))
+    if BOUNDS[name].time_option is not None:  # its own caps (the exact search's, screening's) in work, not time
+        options.setdefault(BOUNDS[name].time_option, Work())
     try:
-        bound = evaluate_bound(problem, name, k, nonneg, **BAND_OPTIONS.get(name, {}))
+        bound = evaluate_bound(problem, name, k, nonneg, **options)
     except (NotApplicable, TooLarge):
         bound = None
     return bound, time.process_time() - t0
