@@ -99,9 +99,10 @@ def _bound(problem: Problem, key: tuple[str, int, bool]) -> tuple[Bound | None, 
     """The bound ``key`` = (name, k, nonneg) of the band (None when it does not apply), its CPU seconds."""
     name, k, nonneg = key
     t0 = time.process_time()
-    options = dict(BAND_OPTIONS.get(name, {}))
-    if BOUNDS[name].time_option is not None:  # its own caps (the exact search's, screening's) in work, not time
-        options.setdefault(BOUNDS[name].time_option, Work())
+    options: dict[str, object] = dict(BAND_OPTIONS.get(name, {}))
+    timed = BOUNDS[name].time_option
+    if timed is not None:  # its own caps (the exact search's, screening's) in work, not time
+        options.setdefault(timed, Work())
     try:
         bound = evaluate_bound(problem, name, k, nonneg, **options)
     except (NotApplicable, TooLarge):
