@@ -13,6 +13,13 @@ processes is not counted: nothing that runs under a budget forks.
 A :class:`Deadline` also has a wall-clock safety net, :data:`WALL_FACTOR` times its seconds (plus
 :data:`WALL_SLACK`): a process that is starved of CPU, or waits, still stops.  On a quiet machine it
 is never reached.
+
+CPU seconds are not exactly reproducible: a bound stopped by them can stop one iteration earlier on a
+busy machine (cache contention), and the wall-clock safety net cuts under heavy load.  Where the result
+must not depend on the machine at all (the report's byte-identical page), a bound is given
+:class:`Work` instead: an allotment of *estimated* seconds that the computation charges itself, step
+by step, at the cost its size predicts (``charge``); it is never measured, so the same inputs stop
+at the same step.
 """
 
 from __future__ import annotations
@@ -26,6 +33,11 @@ from contextlib import contextmanager
 #: a deadline of s CPU seconds also ends after WALL_FACTOR·s + WALL_SLACK wall seconds
 WALL_FACTOR = 4.0
 WALL_SLACK = 2.0
+
+#: floating-point operations per second assumed when a computation's cost is estimated (a bound's
+#: before it starts, a step of :class:`Work`): a third of what one BLAS thread did on the bench
+#: machine (reports/bench/scale.md)
+FLOP_RATE = 1e10
 
 #: a progress bar (:func:`progress_bar`) appears once the work has run this many seconds
 PROGRESS_DELAY = 2.0
@@ -81,9 +93,53 @@ class Deadline:
             return self
         return Deadline(seconds)
 
+    def charge(self, seconds: float) -> None:
+        """Count ``seconds`` of estimated work done: nothing for a clock, the whole point of :class:`Work`."""
+
+
+class Work(Deadline):
+    """An allotment of ``seconds`` of estimated work (None: unlimited), with a Deadline's interface.
+
+    Its time passes only by :meth:`charge`: a computation charges each step, node or test at the
+    seconds its size predicts (the cost models beside the registry's estimates), so it stops after a
+    number of steps fixed by its inputs, whatever the machine's load.  ``within(s)`` is a share of it
+    whose charges count here too.  A computation that charges nothing runs to its end under it.
+    """
+
+    __slots__ = ("parent", "spent")
+
+    def __init__(self, seconds: float | None = None, parent: Work | None = None):
+        self.seconds = None if seconds is None else max(float(seconds), 0.0)
+        self.start = 0.0
+        self.cpu = self.wall = math.inf  # no clock is read
+        self.spent = 0.0
+        self.parent = parent
+
+    def left(self) -> float:
+        if self.seconds is None or not math.isfinite(self.seconds):
+            return math.inf
+        return self.seconds - self.spent
+
+    def used(self) -> float:
+        return self.spent
+
+    def within(self, seconds: float | None) -> Deadline:
+        if seconds is None or seconds >= self.left():
+            return self
+        return Work(seconds, parent=self)
+
+    def charge(self, seconds: float) -> None:
+        self.spent += seconds
+        if self.parent is not None:
+            self.parent.charge(seconds)
+
+    def renewed(self) -> Work:
+        """A fresh allotment of the same seconds (for a second run with the same options)."""
+        return Work(self.seconds)
+
 
 def deadline(limit: Deadline | float | None) -> Deadline:
-    """A Deadline from a time limit in seconds (None: none) or a Deadline (itself)."""
+    """A Deadline from a time limit in seconds (None: none) or a Deadline or :class:`Work` (itself)."""
     return limit if isinstance(limit, Deadline) else Deadline(limit)
 
 

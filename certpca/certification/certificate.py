@@ -27,7 +27,7 @@ from threadpoolctl import threadpool_limits
 from certpca.certification.numerics import Bound, NotApplicable
 from certpca.certification.registry import REGISTRY, default_bounds, parse_bounds
 from certpca.certification.spec import COST_SDP, BoundSpec
-from certpca.clock import Deadline
+from certpca.clock import Deadline, Work
 from certpca.errors import InputError, TooLarge
 from certpca.summary import Summary
 from certpca.validation import check_cardinality, check_float
@@ -296,6 +296,7 @@ def certify_vector(
     reuse: dict[str, Bound] | None = None,
     time_limits: dict[str, float] | None = None,
     progress: Callable[[str, float], None] | None = None,
+    fixed_work: bool = False,
 ) -> Certificate:
     """Certify a feasible vector w: its value, the best upper bound on OPT, the gap.
 
@@ -332,6 +333,13 @@ def certify_vector(
         budget, or their own default.
     progress : callable, optional — ``progress(name, seconds used)`` before each bound is computed
         (a progress bar's hook).
+    fixed_work : bool — every bound with a time option gets an allotment of estimated work
+        (:class:`certpca.clock.Work`) instead of a clock: its ``time_limits`` entry (or its probe's
+        seconds), else an unlimited one under which its own caps (the exact search's, screening's) are
+        work too.  A bound charges each step, node or test at the cost its size predicts, so it stops
+        at the same step whatever the machine's load, and the certificate is the same number on a busy
+        machine as on a quiet one (the report's byte-identical page).  Not with ``budget``, which is
+        CPU time; the default bound list then has no budget either.
 
     Bounds are computed on the problem rescaled by :func:`_rescale_exponents` and mapped back; a non-finite bound is
     skipped with its reason.  The lower bound is the vector's value or the value
@@ -346,7 +354,9 @@ def certify_vector(
     tol = check_float(tol, "tol", low=0.0)
     explicit = bounds is not None
     names = parse_bounds(bounds) if explicit else default_bounds(problem, nonneg)
-    if budget is None and not explicit:
+    if fixed_work and budget is not None:
+        raise InputError.bad_argument("budget", "is CPU time, which fixed_work leaves out; give time_limits instead")
+    if budget is None and not explicit and not fixed_work:
         budget = DEFAULT_BUDGET
     if stop_when_optimal is None:
         stop_when_optimal = not explicit
@@ -402,10 +412,13 @@ def certify_vector(
                 )
                 continue
             kw: dict[str, object] = {} if spec.support_option is None else {spec.support_option: np.flatnonzero(w)}
-            if spec.time_option is not None and (left is not None or name in time_limits or probe is not None):
+            if spec.time_option is not None and (
+                fixed_work or left is not None or name in time_limits or probe is not None
+            ):
                 # a time limit is checked between iterations: leave room for the last one
                 share = np.inf if left is None else max(TIME_OPTION_SHARE * left, 0.0)
-                kw[spec.time_option] = min(share, time_limits.get(name, np.inf), np.inf if probe is None else probe)
+                limit = min(share, time_limits.get(name, np.inf), np.inf if probe is None else probe)
+                kw[spec.time_option] = Work(limit) if fixed_work else limit
             if spec.target_option is not None and np.isfinite(upper):
                 kw[spec.target_option] = float(np.ldexp(upper, -e))  # on the rescaled problem the bound sees
             if progress is not None:
@@ -512,7 +525,9 @@ def _with_signed(b: Bound, spec, scaled, k: int, kw: dict, scale: tuple[int, flo
     dropped: a proven signed optimum proves nothing for w ≥ 0."""
     signed = given
     if signed is None and (room is None or room > 0):
-        if spec.time_option in kw and room is not None:
+        if isinstance(kw.get(spec.time_option), Work):  # the same allotment again, not what the first run left
+            kw = {**kw, spec.time_option: kw[spec.time_option].renewed()}
+        elif spec.time_option in kw and room is not None:
             kw = {**kw, spec.time_option: min(float(kw[spec.time_option]), TIME_OPTION_SHARE * room)}
         try:
             signed = _scale_back(spec.func(scaled, k, False, **kw), *scale)

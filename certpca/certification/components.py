@@ -60,11 +60,12 @@ def certify_components(
     stop: int | None = None,
     time_limits: dict[str, float] | None = None,
     progress: Callable[[str, float], None] | None = None,
+    fixed_work: bool = False,
 ) -> list[Certificate | None]:
     """One certificate per component (None for a component with no nonzero loading), each from
     :func:`~certpca.certification.certify_vector` on the problem it solved (:func:`solved_problems`).
 
-    ``bounds``, ``tol`` and ``time_limits`` as for ``certify_vector``; k is the component's k,
+    ``bounds``, ``tol``, ``time_limits`` and ``fixed_work`` as for ``certify_vector``; k is the component's k,
     capped by the features left.  ``budget`` (CPU seconds) is for all of them together
     (:func:`share_of`); with the default bounds and no budget it is ``DEFAULT_BUDGET``.  ``progress``
     is called as ``progress("component j/n: bound", seconds used of the whole budget)``.
@@ -73,7 +74,7 @@ def certify_components(
     component ``stop`` + 1.
     """
     nonneg = bool(fit.options.get("nonneg", fit.components[0].nonneg))
-    clock = Deadline(total_budget(bounds, budget))
+    clock = Deadline(None if fixed_work else total_budget(bounds, budget))
     certificates: list[Certificate | None] = []
     chosen = list(zip(fit.components, solved_problems(fit)))[start:stop]
     for i, (comp, (problem, features)) in enumerate(chosen):
@@ -88,9 +89,10 @@ def certify_components(
                 min(comp.k, problem.dim),
                 nonneg,
                 bounds=bounds,
-                budget=share_of(clock, len(chosen) - i),
+                budget=budget if fixed_work else share_of(clock, len(chosen) - i),  # with fixed_work: refused
                 tol=tol,
                 time_limits=time_limits,
+                fixed_work=fixed_work,
                 progress=component_progress(progress, clock, start + i, len(fit.components)),
             )
         )

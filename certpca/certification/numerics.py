@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse.linalg
 
+from certpca.clock import FLOP_RATE as FLOP_RATE
 from certpca.clock import Deadline, deadline
 from certpca.margins import EPS as EPS
 from certpca.margins import MARGIN_SLACK as MARGIN_SLACK
@@ -46,10 +47,6 @@ LANCZOS_MIN = 1000
 
 #: above this dimension a factor problem is never expanded to a D × D array
 DENSE_LIMIT = 3000
-
-#: floating-point operations per second assumed when a bound's cost is estimated before it
-#: starts: a third of what one BLAS thread did on the bench machine (reports/bench/scale.md)
-FLOP_RATE = 1e10
 
 
 class NotApplicable(Exception):

@@ -36,6 +36,7 @@ from certpca.certification.numerics import (
     vector_params,
 )
 from certpca.certification.spec import COST_SDP, DSPCA, BoundSpec
+from certpca.clock import Work
 
 #: the SDPs have D² variables: beyond this D they are neither default nor allowed
 MAX_DIM = 150
@@ -81,11 +82,15 @@ def _pick_solver(cp, D: int, solver: str | None) -> tuple[str, dict]:
 TIME_LIMIT_OPTION = {"SCS": "time_limit_secs", "CLARABEL": "time_limit"}
 
 
-def _solve(cp, prob, solver: str, opts: dict, time_limit: float | None = None) -> tuple[str, float]:
+def _solve(cp, prob, solver: str, opts: dict, time_limit: float | Work | None = None) -> tuple[str, float]:
     """Solve ``prob`` with ``solver`` (SCS on a SolverError of another), stopped after ``time_limit``
     seconds by the solver's own limit: the one wall-clock limit of a bound, since a cvxpy solve cannot be
-    paused to read the budget clock (:mod:`certpca.clock`); its dual point is repaired and valid anyway."""
+    paused to read the budget clock (:mod:`certpca.clock`); its dual point is repaired and valid anyway.
+    An allotment of work (:class:`~certpca.clock.Work`) is no clock: the solve runs to its own iteration
+    cap, so that its result does not depend on the machine's load."""
     t0 = time.perf_counter()
+    if isinstance(time_limit, Work):
+        time_limit = None
     limit = {} if time_limit is None else {TIME_LIMIT_OPTION[solver]: max(float(time_limit), 0.01)}
     opts = {**opts, **limit} if solver in TIME_LIMIT_OPTION else opts
     try:
@@ -104,7 +109,13 @@ def _solve(cp, prob, solver: str, opts: dict, time_limit: float | None = None) -
 
 
 def dspca_sdp_bound(
-    problem, k, nonneg=False, *, solver: str | None = None, max_dim: int = MAX_DIM, time_limit: float | None = None
+    problem,
+    k,
+    nonneg=False,
+    *,
+    solver: str | None = None,
+    max_dim: int = MAX_DIM,
+    time_limit: float | Work | None = None,
 ) -> Bound:
     """DSPCA SDP, certified through its dual U:  OPT ≤ λmax(C + U) + k·max|U|.
 
@@ -157,7 +168,7 @@ def dnn_sdp_bound(
     solver: str | None = None,
     max_dim: int = MAX_DIM,
     polish: bool = True,
-    time_limit: float | None = None,
+    time_limit: float | Work | None = None,
 ) -> Bound:
     """Doubly nonnegative SDP, certified through its dual (ρ, N).
 

@@ -90,6 +90,7 @@ def screen(
     increasing C_ii.  The passes on formed matrices stop when one would cost more than what is
     left before ``deadline`` (a :class:`certpca.clock.Deadline`; ``SCREEN_OPS`` operations per entry)
     or the deadline passes: what is left then still contains every support better than ``level``.
+    Each pass and test is charged to the deadline at that cost (a :class:`certpca.clock.Work` counts it).
     A pass with every bound ends early when its first ``FUTILE_TESTS`` features all stay (this
     costs tightness only, never validity).  Returns (sorted indices, {passes, stopped}).
     """
@@ -101,6 +102,8 @@ def screen(
         passes += 1
         before = len(F)
         if strength == 0:
+            if deadline is not None:
+                deadline.charge(QUICK_OPS * len(F) ** 2 / FLOP_RATE)
             F = quick_pass(C, F, k, level)
         elif deadline is not None and deadline.left() < SCREEN_OPS * len(F) ** 3 / FLOP_RATE:
             stopped = True  # not even one pass on formed matrices fits in the time left
@@ -115,6 +118,8 @@ def screen(
                 if not C[i, i] < level or len(F) == 1:
                     continue
                 order = [i] + [j for j in F if j != i]
+                if deadline is not None:
+                    deadline.charge(SCREEN_OPS * len(F) ** 2 / FLOP_RATE)
                 if schur_prunes(C[np.ix_(order, order)], 1, k - 1, level, nonneg, cheap_only=cheap, extra=extra):
                     F.remove(i)
         if len(F) < before:
@@ -209,7 +214,7 @@ def screening_bound(
         params.update(proven=True, nodes=0, feasible_value=float(w @ C @ w))
         params.update(support=np.flatnonzero(w).tolist(), weights=w.tolist())
     elif len(F) < problem.dim and len(F) <= MAX_DIM and left > 0:
-        res = exact(problem, k, nonneg, features=F, starts=starts, time_limit=left)
+        res = exact(problem, k, nonneg, features=F, starts=starts, time_limit=deadline)
         ub_F = res.upper_bound
         params.update(
             proven=res.proven,

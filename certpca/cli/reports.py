@@ -95,8 +95,8 @@ def add_commands(sub) -> None:
         default=SDP_TIME,
         metavar="SECONDS",
         help=f"time limit of the sample-space SDP bound {SDP_BOUND} in the certificates at k "
-        f"(CPU seconds, default {SDP_TIME:g}; it keeps its best bound so far; the same clock as fit's and "
-        "certify's --budget, which bounds all their certificates)",
+        f"(default {SDP_TIME:g}; it keeps its best bound so far): seconds of estimated work, the Frank-Wolfe "
+        "steps the problem's size predicts for them, never a clock, so the page is the same on a busy machine",
     )
     rep.add_argument(
         "--path-bounds",

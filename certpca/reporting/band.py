@@ -9,14 +9,16 @@ computed as a certificate computes it (:func:`certpca.certification.evaluate_bou
   the whole path, in rounds: each round gives every k its next costly bound, the k whose band is
   loosest so far (lowest certified fraction) first; sign-free bounds first (one computation serves
   both signs), then those tightest in the headline certificate; none at a k already certified
-  optimal, and none after ``BAND_SECONDS`` of CPU time (then the band depends on the machine's speed,
-  and a note says so).  What they reuse across k: the threshold bound's pairs and components per ρ,
-  dABE's λmax per ρ (``Problem.memo``); each round's bounds run in parallel, one process per core.
+  optimal, and none after ``BAND_SECONDS`` of estimated work (a note says so; behind it a safety net of
+  ``BAND_CPU_NET`` CPU seconds, after which the band would depend on the machine).  What they reuse
+  across k: the threshold bound's pairs and components per ρ, dABE's λmax per ρ (``Problem.memo``);
+  each round's bounds run in parallel, one process per core.
 
 Validity: every point is the minimum of valid upper bounds on OPT(k, nonneg); for w ≥ 0 the bounds of
 the plain problem count too (OPT over w ≥ 0 ≤ OPT over all w).  The sample-space SDP runs a fixed
-number of Frank–Wolfe steps (``BAND_SDP_ITERS``) instead of a wall-clock limit, so its value does not
-depend on the machine's load.
+number of Frank–Wolfe steps (``BAND_SDP_ITERS``) instead of a wall-clock limit, and every bound with a
+time option gets an unlimited allotment of work (:class:`certpca.clock.Work`), under which its own caps
+(the exact search's, screening's) count estimated work, so its value does not depend on the machine's load.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from threadpoolctl import threadpool_limits
 from certpca.certification import REGISTRY as BOUNDS
 from certpca.certification import Bound, Certificate, NotApplicable, evaluate_bound
 from certpca.certification.spec import COST_SEARCH
+from certpca.clock import Work
 from certpca.errors import TooLarge
 from certpca.problem import Problem
 from certpca.reporting.saved import BandPoint
@@ -41,8 +44,12 @@ from certpca.reporting.saved import BandPoint
 #: machine's load): leukemia k = 50, 9 k: the sample-space SDP at the 7 other k, then threshold at the
 #: 3 loosest (reports/bench/report.md)
 BAND_BOUNDS = 10
-#: CPU seconds after which no further costly bound starts, whatever the count (a note says so)
+#: seconds of estimated work (what the bounds charge to their :class:`~certpca.clock.Work`, else their
+#: registry estimate) after which no further costly bound starts, whatever the count (a note says so)
 BAND_SECONDS = 60.0
+#: the CPU seconds of a safety net behind it: only a bound far costlier than its estimate reaches it, and
+#: only then does the band depend on the machine (a note says so)
+BAND_CPU_NET = 4 * BAND_SECONDS
 #: bounds computed at every k whatever their cost class (dABE keeps its λmax per ρ for the other k)
 EVERY_K = ("dabe",)
 #: options of a bound in the band: the sample-space SDP runs a fixed number of Frank–Wolfe steps per ρ
@@ -50,7 +57,7 @@ EVERY_K = ("dabe",)
 #: every k of the path, in a third of the time)
 BAND_SDP_ITERS = (10, 15)
 BAND_OPTIONS: Mapping[str, Mapping[str, float]] = {
-    "dabe_sdp": {"coarse_iters": BAND_SDP_ITERS[0], "fine_iters": BAND_SDP_ITERS[1], "time_limit": float("inf")}
+    "dabe_sdp": {"coarse_iters": BAND_SDP_ITERS[0], "fine_iters": BAND_SDP_ITERS[1]}
 }
 
 
@@ -93,18 +100,25 @@ _SHARED: dict = {}
 IN_PROCESS = frozenset({"dspca_sdp", "dnn_sdp"})
 
 
-def _bound(problem: Problem, key: tuple[str, int, bool]) -> tuple[Bound | None, float]:
-    """The bound ``key`` = (name, k, nonneg) of the band (None when it does not apply), its CPU seconds."""
+def _bound(problem: Problem, key: tuple[str, int, bool]) -> tuple[Bound | None, float, float]:
+    """The bound ``key`` = (name, k, nonneg) of the band (None when it does not apply), its seconds of
+    estimated work (charged to its Work, else its registry estimate) and its CPU seconds."""
     name, k, nonneg = key
+    spec = BOUNDS[name]
     t0 = time.process_time()
+    options: dict[str, object] = dict(BAND_OPTIONS.get(name, {}))
+    work = Work()
+    if spec.time_option is not None:  # its own caps (the exact search's, screening's) in work, not time
+        options.setdefault(spec.time_option, work)
     try:
-        bound = evaluate_bound(problem, name, k, nonneg, **BAND_OPTIONS.get(name, {}))
+        bound = evaluate_bound(problem, name, k, nonneg, **options)
     except (NotApplicable, TooLarge):
         bound = None
-    return bound, time.process_time() - t0
+    estimated = work.used() or (0.0 if spec.estimate is None else spec.estimate(problem, k))
+    return bound, estimated, time.process_time() - t0
 
 
-def _worker(key: tuple[str, int, bool]) -> tuple[Bound | None, float]:
+def _worker(key: tuple[str, int, bool]) -> tuple[Bound | None, float, float]:
     """:func:`_bound` on the shared problem with one BLAS thread (the processes already use the cores)."""
     with threadpool_limits(limits=1):
         return _bound(_SHARED["problem"], key)
@@ -168,22 +182,29 @@ def certified_bands(
         b = bounds.best(k, nonneg)
         return 0.0 if b is None or b.value <= 0 else tops[nonneg][k][0] / b.value
 
-    spent, computed, notes = 0.0, 0, []
+    spent, cpu, computed, notes = 0.0, 0.0, 0, []
     todo = {sk: left for sk, left in todo.items() if left}
     _SHARED["problem"] = problem  # before the pool forks
     fork = multiprocessing.get_context("fork") if jobs > 1 else None
     with ProcessPoolExecutor(jobs, mp_context=fork) if fork else nullcontext() as pool:
         while todo and computed < count:
             if spent >= seconds:
-                notes.append(f"band: no further costly bound started after {seconds:g} s of CPU time")
+                notes.append(f"band: no further costly bound started after {seconds:g} s of estimated work")
+                break
+            if cpu >= BAND_CPU_NET:
+                notes.append(
+                    f"band: no further costly bound started after {BAND_CPU_NET:g} s of CPU time (a safety net: "
+                    "the band then depends on the machine's speed and load)"
+                )
                 break
             tasks = _round(todo, bounds, fraction)[: count - computed]
             forked = [t for t in tasks if pool is not None and t[0] not in IN_PROCESS]
             here = [t for t in tasks if t not in forked]
             runs = [*(pool.map(_worker, forked) if pool is not None else []), *map(_worker, here)]
-            for key, (bound, cpu) in zip(forked + here, runs):
+            for key, (bound, estimated, seconds_used) in zip(forked + here, runs):
                 bounds.done[key] = bound
-                spent += cpu
+                spent += estimated
+                cpu += seconds_used
             computed += len(tasks)
     _SHARED.clear()
     out: dict[bool, list[BandPoint]] = {}

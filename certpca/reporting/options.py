@@ -47,8 +47,9 @@ GENE_K = 70
 GENE_METHOD = "em"
 #: k-means initialisations per subset (Sigg & Buhmann use 100)
 N_INIT = 100
-#: time limit of the sample-space SDP ``dabe_sdp`` in the certificates at k (its own default is 40 s): it
-#: stops there with its best bound so far, and the page says so; the exact search keeps its own cap.
+#: time limit of the sample-space SDP ``dabe_sdp`` in the certificates at k (its own default is 40 s), in
+#: seconds of estimated work (``certify_vector(fixed_work=True)``, certpca/clock.py ``Work``): it stops
+#: after the steps they allot with its best bound so far, and the page says so; the exact search keeps its own cap.
 #: pbmc at k = 30: about 220 iterations, 39.59 (the former 40 s gave 39.70); leukemia at k = 50
 #: converges in 5 s (reports/bench/report.md)
 SDP_TIME = 6.0
@@ -68,7 +69,7 @@ class ReportOptions:
     at k; None: what ``certpca certify`` runs for the problem's size), ``path_bounds`` (of the band;
     None: the certificate's, certpca/reporting/band.py), ``genes`` (the gene-selection evaluation; None:
     when the data carry class labels), ``gene_sizes``, ``gene_k``, ``n_init``, ``time_limit`` (of the
-    sample-space SDP, seconds),
+    sample-space SDP, seconds of estimated work, never a clock: the page does not depend on the load),
     ``stability`` (halves of the samples over which the selected features' stability is measured; 0: none),
     ``command`` (shown on the page), ``progress`` (a progress bar; None: on a terminal).
 

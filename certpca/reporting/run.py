@@ -269,6 +269,7 @@ def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> FitsAtK:
             bounds=names,
             time_limits=_time_limits(plan),
             reuse=reuse,
+            fixed_work=True,  # the same page on a busy machine (certpca/clock.py, Work)
         )
         if shared.better is not None and best.options["deflation"] in SEQUENTIAL:  # as certpca.certify(fit) does
             adopt_better(best, 0, shared.better)
@@ -277,7 +278,7 @@ def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> FitsAtK:
             if best.order_note():  # the later components were fitted again after the adopted one
                 out.notes.append(f"{best.options['method']}{_suffix(nonneg, ' (nonneg)')}: {best.order_note()}")
         later = (
-            certify_components(best, bounds=names, start=1, time_limits=_time_limits(plan))
+            certify_components(best, bounds=names, start=1, time_limits=_time_limits(plan), fixed_work=True)
             if plan.components > 1
             else []
         )
@@ -305,7 +306,8 @@ def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> FitsAtK:
 
 def _time_limits(plan: Plan) -> dict[str, float]:
     """The report's time limit, for the sample-space SDP only: the exact search of small problems keeps
-    its own cap (it decides "proven optimal")."""
+    its own cap (it decides "proven optimal").  Each is an allotment of estimated work, not a clock
+    (``fixed_work``): the bound runs the steps its size predicts for that many seconds."""
     return {} if plan.time_limit is None else {SDP_BOUND: plan.time_limit}
 
 

@@ -47,7 +47,7 @@ from typing import ClassVar
 import numpy as np
 import scipy.linalg
 
-from ..clock import Deadline, deadline
+from ..clock import FLOP_RATE, Deadline, deadline
 from ..errors import InputError
 from ..margins import EPS, MARGIN_SLACK, gamma, gershgorin_columns, lmax_upper, safe, shifted_rank2, weyl_margin
 from ..problem import Problem
@@ -60,6 +60,10 @@ from .spannogram import spannogram
 
 #: hard limit on the features the search starts from (its nodes form dense |T| × |T| eigenproblems)
 MAX_DIM = 400
+
+#: operations of a node per squared root feature (:func:`node_seconds`; measured at one BLAS thread, load
+#: 7: CBCL D = 361, 35 ms a node, 2700 an entry; LRS D = 93, 7-9 ms, 8000-10400)
+NODE_OPS = 5000
 
 #: an eigenvector entry ≥ −this counts as nonnegative (the sign assumption in the proof above)
 SIGN_TOL = 1e-9
@@ -232,6 +236,12 @@ def schur_prunes(
     return rank2_node_bound(M, 0, t, nonneg, goal, eig) <= goal or (extra is not None and extra(M, t, nonneg, goal))
 
 
+def node_seconds(features: int) -> float:
+    """Estimated seconds of one node of a search over ``features`` at the root (a
+    :class:`certpca.clock.Work` counts it): its bounds on the |T| × |T| submatrices, O(|T|²) each."""
+    return NODE_OPS * features**2 / FLOP_RATE
+
+
 def exact(
     problem,
     k: int,
@@ -249,7 +259,8 @@ def exact(
     ``features``: the root's features (default all): the proof covers supports inside them.
     ``starts``: feasible vectors (length D) for the incumbent instead of :func:`incumbents`.
     Returns an :class:`ExactResult`; ``proven`` is False when a node or time
-    limit (seconds, or a Deadline, on the budget clock :mod:`certpca.clock`) stopped the search
+    limit (seconds, or a Deadline, on the budget clock :mod:`certpca.clock`; a :class:`~certpca.clock.Work`
+    counts :func:`node_seconds` a node) stopped the search
     (``upper_bound`` is then still valid: the largest
     bound of the nodes left).  The incumbent, the node bounds and the proof's
     running maximum are shared by closures over one search; the proof (module
@@ -332,6 +343,7 @@ def exact(
     consider(np.flatnonzero(best_w).tolist())
 
     nodes, count = 0, 0
+    node_cost = node_seconds(len(root))
     stopped = False
     heap: list[tuple[float, int, list[int], list[int], int]] = []  # (−bound, tie-break, I, R, branch feature)
     if len(root) <= k and not nonneg:
@@ -349,6 +361,7 @@ def exact(
             ub_seen = max(ub_seen, -negb)  # the largest bound of the nodes left
             break
         nodes += 1
+        stop_at.charge(node_cost)
         R2 = [i for i in R if i != j]
         for I2 in (I + [j], I):
             if nonneg and len(I2) > len(I):

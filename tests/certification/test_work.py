@@ -1,0 +1,88 @@
+"""Allotments of estimated work (certpca/clock.py, ``Work``): bounds stop at a step fixed by their inputs.
+
+What is checked: a Work passes only by what is charged to it, and a share's charges count in the whole;
+the exact search under an allotment of n nodes' estimated seconds stops after exactly n nodes; the
+sample-space SDP and screening stop at the same step every time, cut short and still above the exact
+optimum (tests/brute.py); a certificate with ``fixed_work`` gives the same bounds as the bounds run
+under Work directly, and refuses a CPU budget.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from certpca.certification import certify_vector, evaluate_bound
+from certpca.clock import Deadline, Work, deadline
+from certpca.errors import InputError
+from certpca.problem import Problem
+from certpca.solvers.exact import exact, node_seconds
+from tests.brute import brute_force, random_psd
+
+
+def test_work_passes_only_by_what_is_charged():
+    w = Work(1.0)
+    assert w.left() == 1.0 and not w.passed() and deadline(w) is w
+    share = w.within(0.25)
+    assert share is not w and share.left() == 0.25
+    share.charge(0.3)
+    assert share.passed() and w.left() == pytest.approx(0.7) and w.used() == pytest.approx(0.3)
+    assert w.within(5.0) is w  # more than is left: the whole
+    assert w.renewed().left() == 1.0
+    unlimited = Work()
+    unlimited.charge(1e9)
+    assert unlimited.left() == math.inf and not unlimited.passed()
+    clock = Deadline(10.0)
+    clock.charge(100.0)  # a clock is not charged
+    assert not clock.passed()
+
+
+def _hard(seed=4, D=12, family="wishart"):
+    return random_psd(np.random.default_rng(seed), D, family)
+
+
+def test_exact_search_stops_after_the_nodes_of_its_allotment():
+    C = _hard()
+    P = Problem.from_covariance(C)
+    k = 5
+    full = exact(P, k)
+    assert full.proven and full.nodes > 3
+    for n in (1, 3):
+        res = exact(P, k, time_limit=Work((n - 0.5) * node_seconds(P.dim)))
+        assert res.nodes == n and not res.proven
+        assert res.upper_bound >= brute_force(C, k)[0] - 1e-12 * abs(full.upper_bound)
+
+
+@pytest.mark.parametrize("nonneg", [False, True])
+def test_bounds_under_work_are_cut_at_the_same_step_and_stay_valid(nonneg):
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(8, 12))
+    X -= X.mean(axis=0)
+    P = Problem.from_data(X)
+    k = 4
+    opt = brute_force(P.dense(), k, nonneg)[0]
+    unlimited = evaluate_bound(P, "dabe_sdp", k, nonneg, time_limit=Work())
+    cut = [evaluate_bound(P, "dabe_sdp", k, nonneg, time_limit=Work(0.01)) for _ in range(2)]
+    assert cut[0].params["time_limit_reached"] and not unlimited.params["time_limit_reached"]
+    assert cut[0].params["iterations"] < unlimited.params["iterations"]
+    assert cut[0].value == cut[1].value and cut[0].params["iterations"] == cut[1].params["iterations"]
+    assert cut[0].value >= opt
+    screened = [evaluate_bound(P, "screening", k, nonneg, time_limit=Work(0.0)) for _ in range(2)]
+    assert screened[0].params["screening_stopped"]  # the quick pass only
+    assert screened[0].value == screened[1].value and screened[0].value >= opt
+
+
+def test_fixed_work_certificate_runs_its_bounds_under_work():
+    C = _hard(seed=9)
+    P = Problem.from_covariance(C)
+    k = 5
+    w = brute_force(C, k)[1]
+    limit = 2.5 * node_seconds(P.dim)
+    cert = certify_vector(P, w, k, bounds=["lambda1", "exact"], time_limits={"exact": limit}, fixed_work=True)
+    (found,) = [b for b in cert.bounds if b.name == "exact"]
+    direct = evaluate_bound(P, "exact", k, time_limit=Work(limit))
+    assert found.params["nodes"] == direct.params["nodes"] == 3 and found.value == direct.value
+    with pytest.raises(InputError, match="budget"):
+        certify_vector(P, w, k, budget=1.0, fixed_work=True)
