@@ -13,7 +13,7 @@ from certpca.data import Dataset
 from certpca.errors import InputError
 from certpca.io import Outputs, load
 from certpca.reporting.genes import gene_selection_run
-from certpca.reporting.options import GENE_K, GENE_SIZES, N_INIT, SDP_BOUND, SDP_TIME, STABILITY
+from certpca.reporting.options import GENE_K, GENE_SIZES, N_INIT, SDP_TIME, STABILITY, TIMED_BOUNDS
 from certpca.reporting.saved import ReportRun
 from certpca.reporting.tables import fmt, mode_name, proven, table_files, tables_for
 from certpca.validation import check_cardinality, parse_grid
@@ -86,9 +86,10 @@ def add_commands(sub) -> None:
         type=float,
         default=SDP_TIME,
         metavar="SECONDS",
-        help=f"time limit of the sample-space SDP bound {SDP_BOUND} in the certificates at k "
-        f"(default {SDP_TIME:g}; it keeps its best bound so far): seconds of estimated work, the Frank-Wolfe "
-        "steps the problem's size predicts for them, never a clock, so the page is the same on a busy machine",
+        help=f"time limit of each of {' and '.join(TIMED_BOUNDS)} in the certificates at k "
+        f"(default {SDP_TIME:g}; each keeps its best bound so far): seconds of estimated work, the Frank-Wolfe "
+        "steps and sweep steps the problem's size predicts for them, never a clock, so the page is the same "
+        "on a busy machine",
     )
     rep.add_argument(
         "--path-bounds",
