@@ -18,10 +18,10 @@ from certpca.reporting.options import (
     GENE_K,
     GENE_SIZES,
     N_INIT,
-    SDP_BOUND,
     SDP_TIME,
     SLOW_ON_PATH,
     STABILITY,
+    TIMED_BOUNDS,
 )
 from certpca.reporting.saved import ReportRun
 from certpca.reporting.tables import fmt, mode_name, proven, table_files, tables_for
@@ -94,9 +94,10 @@ def add_commands(sub) -> None:
         type=float,
         default=SDP_TIME,
         metavar="SECONDS",
-        help=f"time limit of the sample-space SDP bound {SDP_BOUND} in the certificates at k "
-        f"(default {SDP_TIME:g}; it keeps its best bound so far): seconds of estimated work, the Frank-Wolfe "
-        "steps the problem's size predicts for them, never a clock, so the page is the same on a busy machine",
+        help=f"time limit of each of {' and '.join(TIMED_BOUNDS)} in the certificates at k "
+        f"(default {SDP_TIME:g}; each keeps its best bound so far): seconds of estimated work, the Frank-Wolfe "
+        "steps and sweep steps the problem's size predicts for them, never a clock, so the page is the same "
+        "on a busy machine",
     )
     rep.add_argument(
         "--path-bounds",

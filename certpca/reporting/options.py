@@ -57,6 +57,10 @@ SDP_TIME = 6.0
 STABILITY = 50
 #: the bound ``SDP_TIME`` limits
 SDP_BOUND = "dabe_sdp"
+#: the bounds of the certificates at k that get ``time_limit`` as their allotment of estimated work: the
+#: sample-space SDP's Frank-Wolfe steps and the threshold bound's rank-2 sweep, whose steps ran unbounded
+#: on leukemia's second nonnegative component (``--log2 20 --components 3``: over 500,000 steps)
+TIMED_BOUNDS = (SDP_BOUND, "threshold")
 
 
 @dataclass(frozen=True)
@@ -286,6 +290,7 @@ __all__ = [
     "Plan",
     "ReportOptions",
     "SDP_BOUND",
+    "TIMED_BOUNDS",
     "SDP_TIME",
     "applicable",
     "headline_bounds",

@@ -50,7 +50,7 @@ from certpca.reporting.band import certified_bands
 from certpca.reporting.genes import GENE_REFS, gene_selection_run
 from certpca.reporting.options import (
     DEFAULT_METHODS,
-    SDP_BOUND,
+    TIMED_BOUNDS,
     Plan,
     ReportOptions,
     applicable,
@@ -305,17 +305,18 @@ def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> FitsAtK:
 
 
 def _time_limits(plan: Plan) -> dict[str, float]:
-    """The report's time limit, for the sample-space SDP only: the exact search of small problems keeps
-    its own cap (it decides "proven optimal").  Each is an allotment of estimated work, not a clock
-    (``fixed_work``): the bound runs the steps its size predicts for that many seconds."""
-    return {} if plan.time_limit is None else {SDP_BOUND: plan.time_limit}
+    """The report's time limit, for the sample-space SDP and the threshold bound's rank-2 sweep
+    (``TIMED_BOUNDS``): the exact search of small problems keeps its own cap (it decides "proven
+    optimal").  Each is an allotment of estimated work, not a clock (``fixed_work``): the bound runs the
+    steps its size predicts for that many seconds."""
+    return {} if plan.time_limit is None else dict.fromkeys(TIMED_BOUNDS, plan.time_limit)
 
 
 def _time_notes(cert: Certificate, names: list[str], time_limit: float | None, nonneg: bool) -> list[str]:
     """A note when the certificate computed the sample-space SDP itself (``names``) and it stopped at
     ``time_limit`` before converging."""
     timed = [
-        b.name for b in cert.bounds if b.name == SDP_BOUND and b.name in names and b.params.get("time_limit_reached")
+        b.name for b in cert.bounds if b.name in TIMED_BOUNDS and b.name in names and b.params.get("time_limit_reached")
     ]
     if time_limit is None or not timed:
         return []

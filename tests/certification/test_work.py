@@ -3,8 +3,8 @@
 What is checked: a Work passes only by what is charged to it, and a share's charges count in the whole;
 the exact search under an allotment of n nodes' estimated seconds stops after exactly n nodes; the
 sample-space SDP and screening stop at the same step every time, cut short and still above the exact
-optimum (tests/brute.py); a certificate with ``fixed_work`` gives the same bounds as the bounds run
-under Work directly, and refuses a CPU budget.
+optimum (tests/brute.py), and so does the threshold bound's rank-2 sweep; a certificate with
+``fixed_work`` gives the same bounds as the bounds run under Work directly, and refuses a CPU budget.
 """
 
 from __future__ import annotations
@@ -15,10 +15,12 @@ import numpy as np
 import pytest
 
 from certpca.certification import certify_vector, evaluate_bound
+from certpca.certification.threshold import threshold_bound
 from certpca.clock import Deadline, Work, deadline
 from certpca.errors import InputError
 from certpca.problem import Problem
 from certpca.solvers.exact import exact, node_seconds
+from certpca.solvers.spannogram.sweep2d import STEP_SECONDS
 from tests.brute import brute_force, random_psd
 
 
@@ -86,3 +88,24 @@ def test_fixed_work_certificate_runs_its_bounds_under_work():
     assert found.params["nodes"] == direct.params["nodes"] == 3 and found.value == direct.value
     with pytest.raises(InputError, match="budget"):
         certify_vector(P, w, k, budget=1.0, fixed_work=True)
+
+
+@pytest.mark.parametrize("nonneg", [False, True])
+def test_threshold_rank2_sweep_stops_at_the_step_its_allotment_buys(nonneg):
+    """The threshold bound's rank-2 sweep charges each interval step (sweep2d.STEP_SECONDS): an allotment of
+    a third of the steps it takes unlimited stops it there, at the same step every time, with a bound no
+    lower than the full run's and above the exact optimum."""
+    C = random_psd(np.random.default_rng(0), 16, "wishart")
+    P = Problem.from_covariance(C)
+    opt, _ = brute_force(C, 4, nonneg)
+    whole = Work()
+    full = threshold_bound(P, 4, nonneg, time_limit=whole)
+    steps = round(whole.used() / STEP_SECONDS)
+    assert steps > 100 and not full.params["time_limit_reached"]
+    runs = []
+    for _ in range(2):
+        w = Work(steps // 3 * STEP_SECONDS)
+        runs.append(threshold_bound(P, 4, nonneg, time_limit=w))
+        assert w.used() <= (steps // 3 + 1) * STEP_SECONDS
+    assert runs[0].value == runs[1].value and runs[0].params["time_limit_reached"]
+    assert runs[0].value >= full.value >= opt
