@@ -97,6 +97,11 @@ class BoundSpec:
         programs, for a search that often settles a problem at once (the exact search on
         LRS k = 10: 0.1 s, behind 17 s of SDP): when it does not prove optimality, its
         bound stands until the full run at its own cost class.  None: no first run.
+    factor_cost : int or None
+        The cost class on a factor problem (D > r, C never formed) when it differs from ``cost``:
+        the bounds that form the D × D covariance cost more there (``COST_EXPONENTIAL``: computed last),
+        the sample-space SDP less (r × r eigenproblems).  On wide data the dense duals took the budget
+        before the strong bounds (:func:`~certpca.certification.certificate.computing_order`).  None: ``cost``.
     """
 
     name: str
@@ -114,6 +119,11 @@ class BoundSpec:
     support_option: str | None = None
     support_hint: bool = False
     probe: float | None = None
+    factor_cost: int | None = None
+
+    def cost_on(self, problem) -> int:
+        """The cost class on ``problem``: ``factor_cost`` on a factor problem when given, else ``cost``."""
+        return self.factor_cost if problem.uses_factor and self.factor_cost is not None else self.cost
 
     def cite(self) -> str:
         """The full reference text for a report's bibliography (as ``Solver.cite``)."""
