@@ -28,8 +28,8 @@ from certpca.certification.numerics import (
 )
 from certpca.certification.spec import (
     COST_EIGEN,
-    COST_LINEAR,
     COST_EXPONENTIAL,
+    COST_LINEAR,
     COST_QUADRATIC,
     HORN_JOHNSON,
     BoundSpec,
