@@ -404,7 +404,7 @@ def certify_vector(
             kw: dict[str, object] = {} if spec.support_option is None else {spec.support_option: np.flatnonzero(w)}
             if spec.time_option is not None and (left is not None or name in time_limits or probe is not None):
                 # a time limit is checked between iterations: leave room for the last one
-                share = np.inf if left is None else max(TIME_OPTION_SHARE * left, 0.0)
+                share = np.inf if left is None else max(spec.share_on(scaled, TIME_OPTION_SHARE) * left, 0.0)
                 kw[spec.time_option] = min(share, time_limits.get(name, np.inf), np.inf if probe is None else probe)
             if spec.target_option is not None and np.isfinite(upper):
                 kw[spec.target_option] = float(np.ldexp(upper, -e))  # on the rescaled problem the bound sees

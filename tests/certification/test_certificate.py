@@ -364,6 +364,9 @@ def test_on_wide_data_the_bounds_that_form_the_dense_covariance_come_last():
     order = computing_order(names, wide)
     assert order == ["trace", "gershgorin", "dabe_sdp", "dabe", "threshold", "perron", "dspca", "dnn", "screening"]
     assert computing_order(names, dense) == [n for n in REGISTRY if n in names]  # the registry is by cost
+    # ahead of the threshold bound on wide data, the sample-space SDP leaves it half of the budget
+    assert REGISTRY["dabe_sdp"].share_on(wide, 0.85) == 0.5 and REGISTRY["dabe_sdp"].share_on(dense, 0.85) == 0.85
+    assert REGISTRY["threshold"].share_on(wide, 0.85) == 0.85
     assert {n for n in REGISTRY if REGISTRY[n].cost_on(wide) > REGISTRY[n].cost} == {
         "perron",
         "dspca",
