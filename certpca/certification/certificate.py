@@ -539,11 +539,9 @@ def computing_order(names: list[str], problem) -> list[str]:
     """``names`` in the order a certificate computes them: by cost class on ``problem``
     (``BoundSpec.cost_on``), then the registry's order.
 
-    On wide data (a factor problem) the bounds that read the factor only come first, the sample-space SDP
-    among the cheap ones, and those that form the D × D covariance last: before, the dense duals took the
-    budget (alon raw k = 20 w ≥ 0: dspca 25 s, the threshold bound and dabe_sdp skipped, 83.7% certified
-    against 90.6% with them), and the threshold bound took what dabe_sdp needed (golub raw k = 50 signed:
-    83.1%; dabe_sdp alone gives 94.9% in 1 CPU s)."""
+    On wide data (a factor problem) the bounds that form the D × D covariance come last: before, the dense
+    duals took the budget of the stronger threshold bound and sample-space SDP (alon raw k = 20 w ≥ 0: dspca
+    25 s, both skipped, 83.7% certified against 90.6% with them)."""
     place = {n: i for i, n in enumerate(REGISTRY)}
     return sorted(names, key=lambda n: (REGISTRY[n].cost_on(problem), place[n]))
 

@@ -65,7 +65,7 @@ from certpca.certification.numerics import (
     timed,
 )
 from certpca.certification.relax import MAX_DIM as DENSE_SDP_MAX_DIM  # dense D with the cvxpy SDPs
-from certpca.certification.spec import COST_QUADRATIC, COST_SDP, DABE, BoundSpec
+from certpca.certification.spec import COST_SDP, DABE, BoundSpec
 from certpca.clock import Deadline
 
 #: the primal is evaluated at (1 − MIX)·X + MIX·I/r so that every active feature has a root
@@ -407,8 +407,6 @@ DABE_SDP = BoundSpec(
     default_when=_default_when,
     estimate=sample_space_seconds,
     sign_free=True,
-    factor_cost=COST_QUADRATIC,  # r × r eigenproblems: cheaper than the O(r·D²) bounds on wide data
-    factor_share=0.5,  # ahead of the threshold bound, which is stronger on some wide problems
     description="dABE ℓ0 SDP in sample space by Frank–Wolfe: kρ + λmax(ΣY_i), Y_i ⪰ a_ia_iᵀ − ρI, Y_i ⪰ 0",
     reference=DABE + " (§4, the dual of the semidefinite relaxation of the ℓ0-penalised problem, "
     "evaluated at dual points Y_i = B_iyyᵀB_i/(yᵀB_iy) read from a Frank–Wolfe solution of the "
