@@ -156,10 +156,11 @@ def screening_section() -> str:
 
 @contextmanager
 def _cost_order():
-    """The registry as it was before the wide-data schedule: every bound at its own cost class on a factor
-    problem too (``BoundSpec.factor_cost`` unset), the baseline of the expression section, in the same run."""
+    """The registry as it was before the wide-data schedule: every bound at its own cost class and share on a
+    factor problem too (``BoundSpec.factor_cost``, ``factor_share`` unset), the expression section's baseline,
+    in the same run."""
     saved = dict(REGISTRY)
-    REGISTRY.update({n: replace(s, factor_cost=None) for n, s in saved.items()})
+    REGISTRY.update({n: replace(s, factor_cost=None, factor_share=None) for n, s in saved.items()})
     try:
         yield
     finally:
@@ -196,8 +197,8 @@ def expression_section() -> str:
         f"{os.getloadavg()[0]:.1f} at the end), one BLAS thread. Vector: the default solver's (`auto`). Each "
         "certificate is the default one (every applicable bound, 15 CPU s budget), computed twice in one run: "
         "'cost order' computes the bounds by cost class alone (before issue 28's schedule), 'now' in "
-        "`computing_order`'s order (on wide data the sample-space SDP among the cheap bounds, the bounds that "
-        "form the D × D covariance last). Seconds are CPU seconds of the certificate. On a loaded machine the "
+        "`computing_order`'s order (on wide data the bounds that form the D × D covariance last, the threshold "
+        "bound with half of what is left, the sample-space SDP after it). Seconds are CPU seconds of the certificate. On a loaded machine the "
         "budget's wall-clock safety net (certpca/clock.py) can end it before its CPU seconds are spent.",
         "",
         "| data | preprocessing | k | problem | value | cost order | its winner | CPU s | now | winner "
