@@ -198,8 +198,9 @@ def expression_section() -> str:
         "certificate is the default one (every applicable bound, 15 CPU s budget), computed twice in one run: "
         "'cost order' computes the bounds by cost class alone (before issue 28's schedule), 'now' in "
         "`computing_order`'s order (on wide data the bounds that form the D × D covariance last, the threshold "
-        "bound with half of what is left, the sample-space SDP after it). Seconds are CPU seconds of the certificate. On a loaded machine the "
-        "budget's wall-clock safety net (certpca/clock.py) can end it before its CPU seconds are spent.",
+        "bound with half of what is left, the sample-space SDP after it). Seconds are CPU seconds of the "
+        "certificate. On a loaded machine the budget's wall-clock safety net (certpca/clock.py) can end it "
+        "before its CPU seconds are spent.",
         "",
         "| data | preprocessing | k | problem | value | cost order | its winner | CPU s | now | winner "
         "| upper / value | CPU s | goal |",
