@@ -36,7 +36,7 @@ from certpca.certification.numerics import (
     timed,
     topk_sum,
 )
-from certpca.certification.spec import COST_SEARCH, DABE, DSPCA, LI_XIE, BoundSpec
+from certpca.certification.spec import COST_EXPONENTIAL, COST_SEARCH, DABE, DSPCA, LI_XIE, BoundSpec
 from certpca.clock import Deadline
 from certpca.errors import InputError
 
@@ -288,6 +288,7 @@ DSPCA_SPEC = BoundSpec(
     estimate=dense_eigen_seconds,
     description="DSPCA dual λmax(C + U) + k·max|U_ij| at U = −clip(C, ±ρ) (soft threshold)",
     reference=DSPCA + " (the dual of the semidefinite relaxation).",
+    factor_cost=COST_EXPONENTIAL,  # forms the D × D covariance
 )
 
 
@@ -369,6 +370,7 @@ DNN_SPEC = BoundSpec(
     estimate=dense_eigen_seconds,
     description="doubly nonnegative dual kρ + λmax(C − ρ11ᵀ + N), cheap choices of N",
     reference=DNN_REFERENCE,
+    factor_cost=COST_EXPONENTIAL,  # forms the D × D covariance
 )
 
 

@@ -42,7 +42,7 @@ from certpca.certification.numerics import (
     lmax_upper,
     safe,
 )
-from certpca.certification.spec import ASTERIS, COST_SEARCH, MOGHADDAM, BoundSpec
+from certpca.certification.spec import ASTERIS, COST_EXPONENTIAL, COST_SEARCH, MOGHADDAM, BoundSpec
 from certpca.certification.threshold import threshold_bound
 from certpca.clock import Deadline
 from certpca.problem import Problem
@@ -276,6 +276,7 @@ SCREENING = BoundSpec(
     + " Bounds on the Schur matrix include the rank-2 split of "
     + ASTERIS
     + " (Thm. 1).",
+    factor_cost=COST_EXPONENTIAL,  # forms the D × D covariance
 )
 
 SPECS = [SCREENING]

@@ -97,6 +97,16 @@ class BoundSpec:
         programs, for a search that often settles a problem at once (the exact search on
         LRS k = 10: 0.1 s, behind 17 s of SDP): when it does not prove optimality, its
         bound stands until the full run at its own cost class.  None: no first run.
+    factor_cost : int or None
+        The cost class on a factor problem (D > r, C never formed) when it differs from ``cost``: the
+        bounds that form the D × D covariance cost more there (``COST_EXPONENTIAL``: computed last); on
+        wide data the dense duals took the budget before the strong bounds
+        (:func:`~certpca.certification.certificate.computing_order`).  None: ``cost``.
+    factor_share : float or None
+        On a factor problem, the share of what is left of a certificate's budget it is given through
+        ``time_option`` (None: the certificate's own share, 85%): the threshold bound takes half and
+        leaves the rest to the sample-space SDP after it (with 85%, golub raw k = 50 signed: 83.1%, the
+        SDP skipped; the SDP alone: 94.9% in 1 CPU s).
     """
 
     name: str
@@ -114,6 +124,17 @@ class BoundSpec:
     support_option: str | None = None
     support_hint: bool = False
     probe: float | None = None
+    factor_cost: int | None = None
+    factor_share: float | None = None
+
+    def share_on(self, problem, default: float) -> float:
+        """The share of the budget left it is given on ``problem``: ``factor_share`` on a factor problem when
+        given, else ``default``."""
+        return self.factor_share if problem.uses_factor and self.factor_share is not None else default
+
+    def cost_on(self, problem) -> int:
+        """The cost class on ``problem``: ``factor_cost`` on a factor problem when given, else ``cost``."""
+        return self.factor_cost if problem.uses_factor and self.factor_cost is not None else self.cost
 
     def cite(self) -> str:
         """The full reference text for a report's bibliography (as ``Solver.cite``)."""

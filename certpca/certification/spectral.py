@@ -28,6 +28,7 @@ from certpca.certification.numerics import (
 )
 from certpca.certification.spec import (
     COST_EIGEN,
+    COST_EXPONENTIAL,
     COST_LINEAR,
     COST_QUADRATIC,
     HORN_JOHNSON,
@@ -231,6 +232,7 @@ PERRON = BoundSpec(
     description="λmax(max(C, 0)), for w ≥ 0",
     reference="Elementary: for w ≥ 0, wᵀCw ≤ wᵀC₊w ≤ λmax(C₊) with C₊ = max(C, 0) (Rayleigh–Ritz; "
     "Perron–Frobenius theory of nonnegative matrices, " + HORN_JOHNSON + " ch. 8).",
+    factor_cost=COST_EXPONENTIAL,  # forms the D × D covariance
 )
 
 SPECS = [TRACE, LAMBDA1, GERSHGORIN, PERRON]

@@ -471,6 +471,7 @@ THRESHOLD = BoundSpec(
     max_dim=THRESHOLD_MAX_DIM,
     time_option="time_limit",
     estimate=quadratic_seconds,
+    factor_share=0.5,  # on wide data it leaves half of the budget to dabe_sdp, often the stronger there
     description="(k−1)ρ + max over connected components of the thresholded C of a k-sparse bound",
     reference="certpca's own bound: C = M + R with M the off-diagonal threshold of C at ρ (diagonal "
     "kept) and |R_ij| ≤ ρ, so wᵀRw ≤ (k−1)ρ for unit k-sparse w, and M is block diagonal over "
