@@ -226,22 +226,47 @@ def sorted_pairs(problem, nonneg: bool, budget: int | None = None) -> Pairs:
     return memo[nonneg, budget]
 
 
+def _by_row(rows: np.ndarray, n: int) -> np.ndarray:
+    """The stable order of the entries by row (0..n−1): a radix sort (numpy's stable sort of 16-bit
+    integers) when n < 2¹⁶, O(entries), else a merge sort."""
+    return np.argsort(rows.astype(np.uint16) if n < 2**16 else rows, kind="stable")
+
+
 def _row_topk(rows: np.ndarray, vals: np.ndarray, n: int, kk: int) -> np.ndarray:
     """Per row (0..n−1), the sum of its kk largest values (vals ≥ 0): a row of at most kk entries is
-    summed whole, only the longer rows are partially sorted (compiled, O(entries) but for the long rows'
-    partial sorts: :func:`certpca.certification._threshold_kernel.row_top_sums`)."""
-    from certpca.certification import _threshold_kernel  # late: numba loads only when the bound runs
-
-    return _threshold_kernel.row_top_sums(np.ascontiguousarray(rows), np.ascontiguousarray(vals, float), n, kk)
+    summed whole in the given order, a longer one's kk largest (``np.partition`` of the long rows, padded
+    with zeros to a power-of-two length) in decreasing order — the floats a full sort of every row gives."""
+    counts = np.bincount(rows, minlength=n)
+    if kk <= 0 or len(rows) == 0:
+        return np.zeros(n)
+    short = counts[rows] <= kk
+    out = np.bincount(rows[short], weights=vals[short], minlength=n).astype(float)  # in order, from 0.0
+    long_rows = np.flatnonzero(counts > kk)
+    if not len(long_rows):
+        return out
+    r, v = rows[~short], vals[~short]
+    v = v[_by_row(r, n)]  # the long rows' entries, row by row
+    lengths = counts[long_rows]
+    starts = np.r_[0, np.cumsum(lengths)[:-1]]
+    widths = 1 << np.ceil(np.log2(lengths)).astype(np.int64)
+    for width in np.unique(widths):
+        members = np.flatnonzero(widths == width)
+        cols = np.arange(width)
+        inside = cols < lengths[members, None]
+        block = np.zeros((len(members), width))
+        block[inside] = v[(starts[members, None] + cols)[inside]]
+        top = np.sort(np.partition(block, width - kk, axis=1)[:, width - kk :], axis=1)[:, ::-1]
+        out[long_rows[members]] = np.cumsum(top, axis=1)[:, -1]  # added one by one, largest first
+    return out
 
 
 def _csr(r_l: np.ndarray, c_l: np.ndarray, a_l: np.ndarray, n: int) -> sp.csr_matrix:
     """The n × n CSR matrix of the entries (r_l, c_l, a_l), no (row, column) twice, in scipy's canonical
-    order (what ``csr_matrix((a_l, (r_l, c_l)))`` gives, so the same products to the last bit) by counting
-    sorts instead of scipy's per-row sort of the column indices."""
-    from certpca.certification import _threshold_kernel  # late: numba loads only when the bound runs
-
-    order, start = _threshold_kernel.canonical(np.ascontiguousarray(r_l), np.ascontiguousarray(c_l), n)
+    order (what ``csr_matrix((a_l, (r_l, c_l)))`` gives, so the same products to the last bit) by two
+    stable radix sorts (column, then row) instead of scipy's per-row sort of the column indices."""
+    by_col = _by_row(c_l, n)
+    order = by_col[_by_row(r_l[by_col], n)]
+    start = np.r_[0, np.cumsum(np.bincount(r_l, minlength=n))]
     return sp.csr_matrix((a_l[order], c_l[order], start), shape=(n, n))
 
 

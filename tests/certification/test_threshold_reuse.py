@@ -1,8 +1,8 @@
 """The threshold bound's faster row operations and its reuse across k, against what they replace.
 
-* the compiled per-row sums of the k − 1 largest entries against a full sort of every row (the
-  implementation they replaced): the same floats;
-* the component matrix built by counting sorts against scipy's own CSR from (row, column) pairs: the
+* the per-row sums of the k − 1 largest entries (radix sort, partial sorts of the long rows) against a
+  full sort of every row (the implementation they replaced): the same floats;
+* the component matrix built by radix sorts against scipy's own CSR from (row, column) pairs: the
   same arrays, so the same products;
 * a bound computed after others at other k on the same problem (its per-ρ parts reused from
   ``Problem.memo``) against the same bound on a fresh problem: equal, and above brute force.
@@ -12,8 +12,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from certpca.certification import _threshold_kernel
-from certpca.certification.threshold import _csr, threshold_bound
+from certpca.certification.threshold import _csr, _row_topk, threshold_bound
 from certpca.problem import Problem
 from tests.brute import brute_force, random_psd
 
@@ -48,7 +47,7 @@ def test_row_top_sums_equal_the_full_sort(seed):
     vals = rng.exponential(size=len(rows)) * 10.0 ** rng.integers(-8, 8, len(rows))
     vals[rng.random(len(rows)) < 0.2] = 0.5  # ties
     for kk in (0, 1, 2, 7, 30, 59, 100):
-        fast = _threshold_kernel.row_top_sums(rows, vals, n, kk)
+        fast = _row_topk(rows, vals, n, kk)
         assert np.array_equal(fast, full_sort_topk(rows, vals, n, kk)), kk
         naive = [np.sort(vals[rows == r])[::-1][:kk].sum() for r in range(n)]
         np.testing.assert_allclose(fast, naive, rtol=1e-13)
