@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from common import CHILD_ENV, REPORTS
@@ -88,33 +89,46 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--no-warmup", dest="warmup", action="store_false", help="skip the untimed first run per tree")
     ap.add_argument("--jobs", default="leukemia", help="comma-separated names of JOBS")
+    ap.add_argument("--before-tree", help="an unpacked tree of --before to run (e.g. with numba's caches filled)")
+    ap.add_argument("--together", action="store_true", help="run before and after at the same time (same load)")
     args = ap.parse_args()
     jobs = args.jobs.split(",")
     rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     with tempfile.TemporaryDirectory() as tmp:
-        before = Path(tmp) / "before"
-        before.mkdir()
-        archive = subprocess.run(["git", "archive", args.before], cwd=ROOT, capture_output=True, check=True)
-        with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
-            tar.extractall(before, filter="data")
+        before = Path(args.before_tree) if args.before_tree else Path(tmp) / "before"
+        if not args.before_tree:
+            before.mkdir()
+            archive = subprocess.run(["git", "archive", args.before], cwd=ROOT, capture_output=True, check=True)
+            with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+                tar.extractall(before, filter="data")
         for tree in (before, ROOT) if args.warmup else ():  # numba compiles its kernels once per tree
             run(tree, Path(tmp) / "warmup.html", WARMUP_JOB)
         by_job: dict[str, dict[str, list[dict]]] = {job: {"before": [], "after": []} for job in jobs}
+        trees = {"before": before, "after": ROOT}
         for _ in range(args.repeats):
             for job in jobs:
-                for name, tree in (("before", before), ("after", ROOT)):
-                    by_job[job][name].append(run(tree, Path(tmp) / f"{name}.html", job))
-                    print(job, name, {k: v for k, v in by_job[job][name][-1].items() if k != "run"}, flush=True)
+                if args.together:
+                    with ThreadPoolExecutor(2) as pool:
+                        done = dict(zip(trees, pool.map(lambda n: run(trees[n], Path(tmp) / f"{n}.html", job), trees)))
+                else:
+                    done = {n: run(tree, Path(tmp) / f"{n}.html", job) for n, tree in trees.items()}
+                for name, result in done.items():
+                    by_job[job][name].append(result)
+                    print(job, name, {k: v for k, v in result.items() if k != "run"}, flush=True)
     runs = by_job[jobs[0]]
     bands = {n: band_summary(rs[-1]["run"]) for n, rs in runs.items()}
     lines = [
         MARK,
         "# Reports' time, band and headline certificates (issue 29, parts 5 and 6)",
         "",
-        f"Command: `python bench/bench_report.py --before {args.before} --repeats {args.repeats} --jobs {args.jobs}` "
+        f"Command: `python bench/bench_report.py --before {args.before} --repeats {args.repeats} --jobs {args.jobs}"
+        f"{' --before-tree DIR' if args.before_tree else ''}{' --together' if args.together else ''}"
+        f"{'' if args.warmup else ' --no-warmup'}` "
         f"(each report: `OMP_NUM_THREADS=1 /usr/bin/time -v python -m certpca REPORT {' '.join(OPTIONS)} -o OUT.html`, "
         "CPU of its child processes included); "
-        f"before = `{args.before}` (git archive), after = this tree at {rev.stdout.strip()}; runs alternate, "
+        f"before = `{args.before}` ({'an unpacked tree with warm caches' if args.before_tree else 'git archive'}), "
+        f"after = this tree at {rev.stdout.strip()}; "
+        f"{'before and after run at the same time' if args.together else 'runs alternate'}, "
         f"medians of {args.repeats}{WARM if args.warmup else ''}; "
         f"{os.cpu_count()} cores shared with other jobs.",
     ]
