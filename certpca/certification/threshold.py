@@ -226,25 +226,48 @@ def sorted_pairs(problem, nonneg: bool, budget: int | None = None) -> Pairs:
     return memo[nonneg, budget]
 
 
+def _by_row(rows: np.ndarray, n: int) -> np.ndarray:
+    """The stable order of the entries by row (0..n−1): a radix sort (numpy's stable sort of 16-bit
+    integers) when n < 2¹⁶, O(entries), else a merge sort."""
+    return np.argsort(rows.astype(np.uint16) if n < 2**16 else rows, kind="stable")
+
+
 def _row_topk(rows: np.ndarray, vals: np.ndarray, n: int, kk: int) -> np.ndarray:
     """Per row (0..n−1), the sum of its kk largest values (vals ≥ 0): a row of at most kk entries is
-    summed whole, only the longer rows are sorted (a maximum for kk = 1)."""
-    out = np.zeros(n)
+    summed whole in the given order, a longer one's kk largest (``np.partition`` of the long rows, padded
+    with zeros to a power-of-two length) in decreasing order — the floats a full sort of every row gives."""
+    counts = np.bincount(rows, minlength=n)
     if kk <= 0 or len(rows) == 0:
+        return np.zeros(n)
+    short = counts[rows] <= kk
+    out = np.bincount(rows[short], weights=vals[short], minlength=n).astype(float)  # in order, from 0.0
+    long_rows = np.flatnonzero(counts > kk)
+    if not len(long_rows):
         return out
-    if kk == 1:
-        np.maximum.at(out, rows, vals)
-        return out
-    short = np.bincount(rows, minlength=n)[rows] <= kk
-    np.add.at(out, rows[short], vals[short])
-    rows, vals = rows[~short], vals[~short]
-    order = np.lexsort((-vals, rows))
-    r, v = rows[order], vals[order]
-    start = np.r_[0, np.flatnonzero(np.diff(r)) + 1]
-    rank = np.arange(len(r)) - np.repeat(start, np.diff(np.r_[start, len(r)]))
-    keep = rank < kk
-    np.add.at(out, r[keep], v[keep])
+    r, v = rows[~short], vals[~short]
+    v = v[_by_row(r, n)]  # the long rows' entries, row by row
+    lengths = counts[long_rows]
+    starts = np.r_[0, np.cumsum(lengths)[:-1]]
+    widths = 1 << np.ceil(np.log2(lengths)).astype(np.int64)
+    for width in np.unique(widths):
+        members = np.flatnonzero(widths == width)
+        cols = np.arange(width)
+        inside = cols < lengths[members, None]
+        block = np.zeros((len(members), width))
+        block[inside] = v[(starts[members, None] + cols)[inside]]
+        top = np.sort(np.partition(block, width - kk, axis=1)[:, width - kk :], axis=1)[:, ::-1]
+        out[long_rows[members]] = np.cumsum(top, axis=1)[:, -1]  # added one by one, largest first
     return out
+
+
+def _csr(r_l: np.ndarray, c_l: np.ndarray, a_l: np.ndarray, n: int) -> sp.csr_matrix:
+    """The n × n CSR matrix of the entries (r_l, c_l, a_l), no (row, column) twice, in scipy's canonical
+    order (what ``csr_matrix((a_l, (r_l, c_l)))`` gives, so the same products to the last bit) by two
+    stable radix sorts (column, then row) instead of scipy's per-row sort of the column indices."""
+    by_col = _by_row(c_l, n)
+    order = by_col[_by_row(r_l[by_col], n)]
+    start = np.r_[0, np.cumsum(np.bincount(r_l, minlength=n))]
+    return sp.csr_matrix((a_l[order], c_l[order], start), shape=(n, n))
 
 
 def _top_pairs(Mk: np.ndarray, estimate: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -257,14 +280,25 @@ def _top_pairs(Mk: np.ndarray, estimate: bool) -> tuple[np.ndarray, np.ndarray]:
     return np.linalg.eigh(Mk)
 
 
-def _rank2_bound(Mk: np.ndarray, k: int, nonneg: bool, estimate: bool = False, stop: Deadline | None = None) -> float:
-    """OPT_k(Â) + λmax(M_KK − Â), Â the top-2 eigen-part shifted by λ_3 (module docstring); inf if unusable
-    or when ``stop`` passes during the enumeration (its part proves nothing).
-    With ``estimate`` an estimate of it (Lanczos for the top three pairs and for λmax(M_KK − Â))."""
-    n = Mk.shape[0]
-    if n < 4:
-        return np.inf
+def _rank2_parts(Mk: np.ndarray, estimate: bool) -> tuple[np.ndarray, float] | None:
+    """The parts of the rank-2 bound that do not depend on k: (G with Â = GᵀG, λmax(M_KK − Â) with its
+    Weyl margin, or its estimate), Â the top-2 eigen-part shifted by λ_3 (module docstring); None when
+    M_KK is too small."""
+    if Mk.shape[0] < 4:
+        return None
     G, R, form = shifted_rank2(Mk, *_top_pairs(Mk, estimate))
+    return G, (lmax_estimate(R) if estimate else lmax_upper(R, form)[0])
+
+
+def _rank2_bound(
+    parts: tuple[np.ndarray, float] | None, k: int, nonneg: bool, estimate: bool = False, stop: Deadline | None = None
+) -> float:
+    """OPT_k(Â) + λmax(M_KK − Â) from :func:`_rank2_parts`; inf if unusable or when ``stop`` passes during
+    the enumeration (its part proves nothing).  With ``estimate`` an estimate of it (Lanczos for the top
+    three pairs and for λmax(M_KK − Â))."""
+    if parts is None:
+        return np.inf
+    G, rest = parts
     try:
         res = spannogram(Problem(factor=G), k, nonneg=nonneg, d=2, deadline=stop)
     except TimeUp:
@@ -272,11 +306,31 @@ def _rank2_bound(Mk: np.ndarray, k: int, nonneg: bool, estimate: bool = False, s
     if res.truncated is not None:
         return np.inf
     if estimate:
-        return float(res.opt_d) + lmax_estimate(R)
-    return float(res.opt_d) * (1 + OPT_D_SLACK) + lmax_upper(R, form)[0]
+        return float(res.opt_d) + rest
+    return float(res.opt_d) * (1 + OPT_D_SLACK) + rest
 
 
-def _ub_components(labels, n_comp, i, j, m, diag, k, dense_max, rank2=None, estimate=False, top=None, stop=None):
+def _perron(r_l: np.ndarray, c_l: np.ndarray, a_l: np.ndarray, dK: np.ndarray) -> tuple[np.ndarray, float]:
+    """(v, the all-row Collatz–Wielandt bound max_i (|M| v)_i / v_i with its margin) for one component of
+    M: diagonal dK, off-diagonal magnitudes a_l at (r_l, c_l); v an approximate Perron vector of
+    Diag(M) + |Off(M)| (``POWER_STEPS`` power steps, shifted to a nonnegative diagonal) plus a floor,
+    which makes any v valid."""
+    n = len(dK)
+    A = _csr(r_l, c_l, a_l, n)
+    shift = max(0.0, -float(np.min(dK)))
+    dpos = dK + shift
+    v = np.ones(n)
+    for _ in range(POWER_STEPS):
+        v = dpos * v + A @ v
+        v = v / np.max(v)
+    v = np.maximum(v, PERRON_FLOOR)
+    full = (A @ v) / v
+    return v, float(np.max(dK + full + gamma(n + 4) * (np.abs(dK) + full)))
+
+
+def _ub_components(
+    labels, n_comp, i, j, m, diag, k, dense_max, rank2=None, estimate=False, top=None, stop=None, memo=None
+):
     """max over components of ub_k(M_KK); M's off-diagonal entries are (i, j, m) (i < j).
 
     Components are visited in decreasing order of their cheap (Gershgorin) bound
@@ -285,8 +339,12 @@ def _ub_components(labels, n_comp, i, j, m, diag, k, dense_max, rank2=None, esti
     on dense components.  ``estimate`` estimates the eigenvalues of large dense
     components instead of bounding them (to steer the ρ search).  ``top``: each row's sum of its k − 1
     largest |m| when already known (:meth:`Pairs.row_top`).  Once ``stop`` (a Deadline) passes, the
-    rank-2 bounds are left out (each component keeps its other bounds).  Returns (value, info).
+    rank-2 bounds are left out (each component keeps its other bounds).  ``memo``: a dict for the
+    component bounds of this M (this ρ), given again with the same M so that a later call reuses them:
+    those that do not depend on k (λmax, the rank-2 bound's eigen-part, the Perron vector and its row
+    bound) and the weighted k-sparse row bound per k.  Returns (value, info).
     """
+    memo = {} if memo is None else memo
     D = len(diag)
     kk = k - 1
     a = np.abs(m)
@@ -324,29 +382,29 @@ def _ub_components(labels, n_comp, i, j, m, diag, k, dense_max, rank2=None, esti
         n = len(nodes)
         ub = g
         if n <= dense_max:
-            Mk = np.zeros((n, n))
-            Mk[r_l, c_l] = sgn
-            Mk[np.arange(n), np.arange(n)] = dK
-            lam = lmax_estimate(Mk) if estimate else lmax_upper(Mk, EPS * float(np.linalg.norm(Mk)))[0]
+            lam = memo.get(("lmax", int(c), estimate))
+            with_rank2 = rank2 is not None and n > k and not (stop is not None and stop.passed())
+            if lam is None or (with_rank2 and ("rank2", int(c), estimate) not in memo):
+                Mk = np.zeros((n, n))
+                Mk[r_l, c_l] = sgn
+                Mk[np.arange(n), np.arange(n)] = dK
+                if lam is None:
+                    lam = lmax_estimate(Mk) if estimate else lmax_upper(Mk, EPS * float(np.linalg.norm(Mk)))[0]
+                    memo["lmax", int(c), estimate] = lam
+                if with_rank2:
+                    memo["rank2", int(c), estimate] = _rank2_parts(Mk, estimate)
             ub = min(ub, lam)
-            if rank2 is not None and n > k and not (stop is not None and stop.passed()):
-                ub = min(ub, _rank2_bound(Mk, k, rank2, estimate, stop))
+            if with_rank2:
+                ub = min(ub, _rank2_bound(memo["rank2", int(c), estimate], k, rank2, estimate, stop))
         if n > k and ub > best:
-            A = sp.csr_matrix((a_l, (r_l, c_l)), shape=(n, n))
-            shift = max(0.0, -float(np.min(dK)))
-            dpos = dK + shift
-            v = np.ones(n)
-            for _ in range(POWER_STEPS):
-                v = dpos * v + A @ v
-                v = v / np.max(v)
-            v = np.maximum(v, PERRON_FLOOR)
-            # all-row Collatz–Wielandt ratio of Diag(M) + |Off(M)|
-            full = (A @ v) / v
-            cw = float(np.max(dK + full + gamma(n + 4) * (np.abs(dK) + full)))
-            # weighted k-sparse rows: top_{k−1}(|M_ij| v_j) / v_i
-            wt = _row_topk(r_l, a_l * v[c_l], n, kk) / v
-            wg = float(np.max(dK + wt + gamma(k + 4) * (np.abs(dK) + wt)))
-            ub = min(ub, cw, wg)
+            if ("perron", int(c)) not in memo:
+                memo["perron", int(c)] = _perron(r_l, c_l, a_l, dK)
+            v, cw = memo["perron", int(c)]
+            # weighted k-sparse rows: top_{k−1}(|M_ij| v_j) / v_i, the same at this k for a later call
+            if ("weighted", int(c), kk) not in memo:
+                wt = _row_topk(r_l, a_l * v[c_l], n, kk) / v
+                memo["weighted", int(c), kk] = float(np.max(dK + wt + gamma(k + 4) * (np.abs(dK) + wt)))
+            ub = min(ub, cw, memo["weighted", int(c), kk])
         info["refined"] += 1
         best = max(best, ub)
     return best, info
@@ -387,6 +445,7 @@ def threshold_bound(
     pairs = sorted_pairs(problem, nonneg, pair_budget)
     i, j, v, tau, err, key = pairs.i, pairs.j, pairs.v, pairs.tau, pairs.err, pairs.key
     split = problem.memo.setdefault("threshold_components", {})  # ρ → components: the same for every k
+    per_rho = problem.memo.setdefault("threshold_rho", {})  # ρ → its k-free component bounds
     diag_err = gamma(problem.factor().shape[0]) * float(np.max(np.abs(diag))) if problem.uses_factor else 0.0
 
     stop = deadline_after(time_limit)
@@ -403,7 +462,10 @@ def threshold_bound(
             split[nonneg, pair_budget, m_act] = connected_components(g, directed=False)
         n_comp, labels = split[nonneg, pair_budget, m_act]
         top = pairs.row_top(m_act, rho, k - 1, D)
-        ub, info = _ub_components(labels, n_comp, ii, jj, mm, diag, k, dense_max, rank2, estimate, top=top, stop=stop)
+        memo = per_rho.setdefault((nonneg, pair_budget, rho), {})
+        ub, info = _ub_components(
+            labels, n_comp, ii, jj, mm, diag, k, dense_max, rank2, estimate, top=top, stop=stop, memo=memo
+        )
         total = (k - 1) * (rho + err) + diag_err + ub
         total = total + gamma(4) * (abs(ub) + (k - 1) * (rho + err))
         info.update(n_pairs=m_act, components=int(n_comp))

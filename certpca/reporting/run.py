@@ -30,8 +30,10 @@ import platform
 import re
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
+from typing import TypeVar
 
 import numpy as np
 
@@ -71,10 +73,13 @@ from certpca.reporting.saved import (
     Scores,
     Settings,
 )
+from certpca.reporting.side import Side, can_fork
 from certpca.reporting.stability import STABILITY_REFS, stability_record
 from certpca.results import Component, Fit
 from certpca.solvers import REGISTRY as SOLVERS
 from certpca.version import __version__
+
+T = TypeVar("T")
 
 #: eigenvalues kept for the spectrum figure
 N_EIGEN = 20
@@ -133,6 +138,12 @@ class Steps:
         now = time.perf_counter()
         self.seconds[label] = round(now - self.last, 3)
         self.last = now
+        self.bar.set_postfix_str(label, refresh=False)
+        self.bar.update(1)
+
+    def record(self, label: str, seconds: float) -> None:
+        """A step done elsewhere (a child process, reporting/side.py) that took ``seconds``."""
+        self.seconds[label] = seconds
         self.bar.set_postfix_str(label, refresh=False)
         self.bar.update(1)
 
@@ -224,8 +235,11 @@ class FitsAtK:
         )
 
 
-def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> FitsAtK:
-    """Every method at k on both problems, and one certificate per fit from bounds shared per problem."""
+def fit_and_certify(
+    ds: Dataset, problem: Problem, plan: Plan, step, fitted: Callable[[bool, Fit], None] | None = None
+) -> FitsAtK:
+    """Every method at k on both problems, and one certificate per fit from bounds shared per problem;
+    ``fitted(nonneg, best)`` is called with each problem's best fit before it is certified."""
     out = FitsAtK()
     for nonneg in plan.nonneg_modes:
         mode_fits = []
@@ -250,6 +264,8 @@ def fit_and_certify(ds: Dataset, problem: Problem, plan: Plan, step) -> FitsAtK:
         if not mode_fits:
             continue
         best = max(mode_fits, key=lambda f: f.components[0].variance)
+        if fitted is not None:
+            fitted(nonneg, best)
         names = (
             headline_bounds(problem, nonneg)
             if plan.head_bounds is None
@@ -456,6 +472,25 @@ def references(
 
 
 # --------------------------------------------------------------- the run
+def _gene_options(plan: Plan) -> dict:
+    """The keywords of :func:`gene_selection_run` from the plan."""
+    return {"sizes": plan.gene_sizes, "featured": plan.gene_k, "n_init": plan.n_init, "seed": plan.seed}
+
+
+def _recorded(work: Callable[..., T]) -> tuple[T, list[tuple[str, float]]]:
+    """``work(step=...)``'s value and its steps with their seconds (recorded where it ran, a child
+    process perhaps, and replayed into the report's :class:`Steps`)."""
+    done: list[tuple[str, float]] = []
+    last = [time.perf_counter()]
+
+    def record(label: str) -> None:
+        now = time.perf_counter()
+        done.append((label, round(now - last[0], 3)))
+        last[0] = now
+
+    return work(step=record), done
+
+
 def compute_run(ds: Dataset, options: ReportOptions) -> ReportRun:
     """Fits, certificates, path, band and gene selection for ``ds`` with the report's ``options``
     (:class:`~certpca.reporting.options.ReportOptions`; its output fields are not used here)."""
@@ -473,23 +508,31 @@ def compute(ds: Dataset, problem: Problem, plan: Plan) -> ReportRun:
         modes * (len(plan.methods) + 1 + path_steps) + bool(plan.ks) + (3 if plan.genes else 0) + stable_steps + 1,
         plan.progress,
     )
+    fork = can_fork()
     try:
+        # the gene selection and the stability refits need nothing from the fits' certificates or the
+        # path: each runs in a child process beside them (reporting/side.py), started once its inputs exist
+        genes = partial(gene_selection_run, ds, **_gene_options(plan))
+        gene_side = Side(lambda: _recorded(genes), fork) if plan.genes else None
+        stable_sides: dict[bool, Side] = {}
+
+        def fitted_best(nonneg: bool, best: Fit) -> None:
+            if plan.stability:
+                stable_sides[nonneg] = Side(partial(stability_record, ds, best, plan.stability, plan.seed), fork)
+
         data = describe_data(ds, problem)
         step("spectrum")
-        fitted = fit_and_certify(ds, problem, plan, step)
+        fitted = fit_and_certify(ds, problem, plan, step, fitted_best)
         paths, bands, path_notes = path_and_band(problem, plan, fitted, step) if plan.ks else ([], [], [])
         stable = []
-        for nonneg, fits in fitted.raw.items() if plan.stability else ():
-            best = max(fits, key=lambda f: f.components[0].variance)
-            stable.append(stability_record(ds, best, plan.stability, plan.seed))
+        for nonneg, side in stable_sides.items():
+            stable.append(side.result())
             step(f"stability{_suffix(nonneg)}")
-        gene = (
-            gene_selection_run(
-                ds, sizes=plan.gene_sizes, featured=plan.gene_k, n_init=plan.n_init, seed=plan.seed, step=step
-            )
-            if plan.genes
-            else None
-        )
+        gene = None
+        if gene_side is not None:
+            gene, done = gene_side.result()
+            for label, seconds in done:
+                step.record(label, seconds)
     finally:
         step.close()
     band_bounds = {n for b in bands for n in b.bounds}

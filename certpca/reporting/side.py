@@ -1,0 +1,79 @@
+"""Work of a report that needs nothing from the rest of it, in a forked process beside it (issue 29, part 6).
+
+The gene-selection evaluation and the stability refits read the data and a method's name only; they
+run in a child process forked when their inputs are known, while the report's own process fits,
+certifies and traces the path.  A child computes exactly what the report's process would (the same
+code on a copy of the same memory, seeded alike), so the page is the same with one process or several;
+the budgets of the certificates are CPU seconds of their own process (:mod:`certpca.clock`), which the
+children do not spend.  Only the result comes back, pickled through a pipe.
+
+Without ``fork`` (or with one core, or ``jobs=1``) the work runs in this process when its result is
+asked for.  A child never runs a bound solved inside cvxpy (reporting/band.py, ``IN_PROCESS``: a
+forked Clarabel deadlocked), and a child that dies is replaced by computing the work here.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import traceback
+from collections.abc import Callable
+from typing import Generic, TypeVar
+
+from threadpoolctl import threadpool_limits
+
+T = TypeVar("T")
+
+
+def can_fork(jobs: int | None = None) -> bool:
+    """Whether side work runs in child processes: ``jobs`` (None: the cores) above 1 and ``fork`` here."""
+    jobs = (os.cpu_count() or 1) if jobs is None else jobs
+    return jobs > 1 and "fork" in multiprocessing.get_all_start_methods()
+
+
+class Side(Generic[T]):
+    """``work()`` started now in a forked child (``fork``) or run later in this process; ``result()``
+    gives its value (or raises its exception) either way."""
+
+    def __init__(self, work: Callable[[], T], fork: bool):
+        self.work = work
+        self.process = None
+        if fork:
+            ctx = multiprocessing.get_context("fork")
+            self.receive, send = ctx.Pipe(duplex=False)
+            self.process = ctx.Process(target=_child, args=(work, send))  # not a daemon: the work may fork
+            self.process.start()
+            send.close()
+
+    def result(self) -> T:
+        if self.process is None:
+            return self.work()
+        try:
+            ok, value = self.receive.recv()
+        except EOFError:  # the child died without an answer: compute it here
+            ok, value = True, self.work()
+        finally:
+            self.receive.close()
+            self.process.join()
+        if not ok:
+            raise value
+        return value
+
+
+def _child(work: Callable[[], object], send) -> None:
+    """In the child: the work with one BLAS thread (the parent uses the other core), its value or its
+    exception sent back."""
+    try:
+        with threadpool_limits(limits=1):
+            value = work()
+        send.send((True, value))
+    except BaseException as exc:  # sent back to be raised in the parent, where it would have been raised
+        try:
+            send.send((False, exc))
+        except Exception:  # an exception that does not pickle: its text
+            send.send((False, RuntimeError("".join(traceback.format_exception(exc)))))
+    finally:
+        send.close()
+
+
+__all__ = ["Side", "can_fork"]

@@ -1,0 +1,78 @@
+"""The report's side work in child processes (certpca/reporting/side.py): the same run as in one process.
+
+The gene selection and the stability refits run in forked children beside the fits and certificates;
+the saved run must be the same as when everything runs in the report's own process (the seconds of
+the steps aside), and a child's value and exceptions must reach the parent.
+"""
+
+import json
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import certpca.reporting.run as run_module
+from certpca.data import Dataset, prepare
+from certpca.errors import InputError
+from certpca.reporting.options import ReportOptions
+from certpca.reporting.run import compute_run
+from certpca.reporting.side import Side, can_fork
+
+pytestmark = pytest.mark.skipif(not can_fork(2), reason="no fork start method here")
+
+
+def test_a_side_job_runs_in_a_child_and_its_value_comes_back():
+    assert Side(os.getpid, fork=True).result() != os.getpid()
+    assert Side(os.getpid, fork=False).result() == os.getpid()
+    assert Side(lambda: {"a": np.arange(3)}, fork=True).result()["a"].tolist() == [0, 1, 2]
+
+
+def test_a_side_jobs_exception_is_raised_in_the_parent():
+    def bad():
+        raise InputError("labels are missing")
+
+    with pytest.raises(InputError, match="labels are missing"):
+        Side(bad, fork=True).result()
+
+
+def _labelled():
+    rng = np.random.default_rng(3)
+    n, d = 24, 14
+    classes = np.repeat(["a", "b", "c"], 8)
+    X = rng.normal(size=(n, d))
+    X[:, :3] += 3.0 * (classes == "a")[:, None]
+    X[:, 3:6] += 3.0 * (classes == "b")[:, None]
+    samples = pd.Index([f"s{i}" for i in range(n)])
+    labels = pd.Series(classes, index=samples, name="class")
+    return prepare(Dataset("side", X, pd.Index([f"g{j}" for j in range(d)]), samples, labels))
+
+
+def test_the_run_is_the_same_with_side_processes_or_without(monkeypatch):
+    ds = _labelled()
+    options = ReportOptions(
+        k=3,
+        methods="em,threshold",
+        path_bounds="trace,lambda1,dabe",
+        genes=True,
+        gene_sizes=(2, 5),
+        n_init=3,
+        stability=4,
+        progress=False,
+    )
+    runs = []
+    for fork in (True, False):
+        monkeypatch.setattr(run_module, "can_fork", lambda fork=fork: fork)
+        saved = json.loads(compute_run(ds, options).to_json())
+        assert saved["genes"] and saved["stability"]  # both side jobs ran
+        runs.append(_timeless(saved))
+    assert runs[0] == runs[1]
+
+
+def _timeless(obj):
+    """The saved run without its seconds (the only fields that change from run to run)."""
+    if isinstance(obj, dict):
+        return {key: _timeless(v) for key, v in obj.items() if "seconds" not in key and key != "budget_used"}
+    if isinstance(obj, list):
+        return [_timeless(v) for v in obj]
+    return obj
