@@ -110,7 +110,9 @@ def solve(
         iterations += run.iterations
         if not run.converged:
             warnings.warn(
-                f"{method} did not converge from start {n_starts} in {run.iterations} "
+                f"{method} did not converge from start {n_starts}: {run.convergence_reason}"
+                if run.convergence_reason
+                else f"{method} did not converge from start {n_starts} in {run.iterations} "
                 "iterations; raise max_iter or loosen tol",
                 ConvergenceWarning,
                 stacklevel=3,

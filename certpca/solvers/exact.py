@@ -46,8 +46,9 @@ from typing import ClassVar
 
 import numpy as np
 import scipy.linalg
+from threadpoolctl import threadpool_limits
 
-from ..clock import FLOP_RATE, Deadline, deadline
+from ..clock import FLOP_RATE, Deadline, Work, deadline
 from ..errors import InputError
 from ..margins import EPS, MARGIN_SLACK, gamma, gershgorin_columns, lmax_upper, safe, shifted_rank2, weyl_margin
 from ..problem import Problem
@@ -417,7 +418,12 @@ def incumbents(problem: Problem, k: int, nonneg: bool) -> list[np.ndarray]:
 
 class Exact(Solver):
     """The branch and bound as a solver: the proven optimal vector, or at its time limit its best vector
-    with the proven gap (``extras``: ``proven``, ``upper_bound``, ``gap``, ``nodes``)."""
+    with the proven gap (``extras``: ``proven``, ``upper_bound``, ``gap``, ``nodes``).
+
+    ``time_limit`` is seconds of estimated work (a :class:`~certpca.clock.Work` charged
+    :func:`node_seconds` a node), not a clock: the search stops at the same node on a quiet or a busy
+    machine, so the same call gives the same answer.  Its many small eigenproblems run on one BLAS
+    thread (more threads only contend for them)."""
 
     name = "exact"
     defaults: ClassVar[dict] = {"time_limit": 60.0, "node_limit": 5_000_000}
@@ -436,14 +442,15 @@ class Exact(Solver):
                 f"'exact' is limited to D ≤ {MAX_DIM} features, got D = {problem.dim}; use method='em' "
                 "(its certificate can still prove optimality after screening)",
             )
-        res = exact(problem, k, nonneg, time_limit=time_limit, node_limit=node_limit)
+        with threadpool_limits(limits=1):
+            res = exact(problem, k, nonneg, time_limit=Work(time_limit), node_limit=node_limit)
         gap = max(res.upper_bound - res.value, 0.0)
         extras = {"proven": res.proven, "upper_bound": res.upper_bound, "gap": gap, "nodes": res.nodes}
         if res.proven:
             return Run(res.weights, np.asarray(res.support), res.nodes, extras=extras)
         why = (
-            f"stopped at its limit ({time_limit:g} s or {node_limit} nodes) after {res.nodes} nodes: "
-            f"OPT ≤ {res.upper_bound:.6g}, proven gap {gap:.3g}; raise time_limit"
+            f"the search stopped at its limit ({time_limit:g} s of estimated work or {node_limit} nodes) after "
+            f"{res.nodes} nodes: OPT ≤ {res.upper_bound:.6g}, proven gap {gap:.3g}; raise time_limit"
         )
         return Run(
             res.weights,

@@ -68,3 +68,21 @@ def test_fit_with_method_exact_on_pitprops_is_proven():
     opt, _ = brute_force(P.dense(), 6)
     comp = fit.components[0]
     assert comp.variance == pytest.approx(opt, rel=1e-9) and comp.extras["proven"]
+
+
+def test_exact_time_limit_is_estimated_work_so_the_search_stops_at_the_same_node_on_any_machine():
+    """time_limit buys time_limit / node_seconds(D) nodes, whatever the clock says: with 2.5 nodes' worth
+    the search expands exactly 3 (the third is charged after it starts), its vector stays feasible, its
+    bound valid against brute force, and the warning gives the reason, not an iteration count."""
+    from certpca.solvers.exact import node_seconds
+
+    C = random_psd(np.random.default_rng(0), 14, "wishart")  # 16 nodes to its proof
+    opt, _ = brute_force(C, 5)
+    runs = []
+    for _ in range(2):
+        with pytest.warns(ConvergenceWarning, match="stopped at its limit .* s of estimated work"):
+            runs.append(solve(Problem.from_covariance(C), 5, method="exact", time_limit=2.5 * node_seconds(14)))
+    for comp in runs:
+        assert comp.extras["nodes"] == 3 and not comp.extras["proven"]
+        assert comp.variance <= opt * (1 + 1e-12) <= comp.extras["upper_bound"] * (1 + 1e-12)
+    assert runs[0].extras == runs[1].extras
