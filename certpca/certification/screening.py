@@ -1,6 +1,6 @@
 """Schur screening as a bound: remove every feature no support better than a level L can contain, then search.
 
-The screening (the lemma of docs/certification.md §12 and its passes) is :mod:`certpca.solvers.search`,
+The screening (the lemma of docs/certification.md §10 and its passes) is :mod:`certpca.solvers.search`,
 shared with the solver ``exact``; once no pass removes a feature from F, OPT ≤ max(L, OPT(C_FF)), and
 the exact search over the supports inside F (:func:`certpca.solvers.exact.exact` with ``features``)
 proves OPT(C_FF) and holds the optimal vector.

@@ -1,7 +1,7 @@
 """The solver ``exact``: Schur screening removes every feature that no support better than a level L can
 contain, then the branch and bound (certpca/solvers/exact.py) proves the optimum over the rest.
 
-Lemma (docs/certification.md §12).  Let L be a level, F a set of features containing every support
+Lemma (docs/certification.md §10).  Let L be a level, F a set of features containing every support
 whose value exceeds L, i ∈ F with C_ii < L, J = F∖{i}, c = C_Ji, g = L − C_ii and M = C_JJ + ccᵀ/g.
 If a valid bound on the (k − 1)-sparse top eigenvalue of M (for w ≥ 0 the nonnegative one, w_J ≥ 0)
 is ≤ L, no unit w with i ∈ supp(w) ⊆ F, ‖w‖₀ ≤ k (and w ≥ 0) has wᵀCw > L, since
