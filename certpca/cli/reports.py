@@ -94,10 +94,10 @@ def add_commands(sub) -> None:
         type=float,
         default=SDP_TIME,
         metavar="SECONDS",
-        help=f"time limit of each of {' and '.join(TIMED_BOUNDS)} in the certificates at k "
-        f"(default {SDP_TIME:g}; each keeps its best bound so far): seconds of estimated work, the Frank-Wolfe "
-        "steps and sweep steps the problem's size predicts for them, never a clock, so the page is the same "
-        "on a busy machine",
+        help=f"time limit of each of {' and '.join(TIMED_BOUNDS)} in the certificates at k and of the method "
+        f"exact (default {SDP_TIME:g}; each keeps its best so far): seconds of estimated work, the Frank-Wolfe "
+        "steps, sweep steps and search nodes the problem's size predicts for them, never a clock, so the page "
+        "is the same on a busy machine",
     )
     rep.add_argument(
         "--path-bounds",

@@ -254,6 +254,7 @@ def fit_and_certify(
                         nonneg=nonneg,
                         seed=plan.seed,
                         data=ds.describe(),
+                        **plan.options_for(m),
                     )
                 except InputError as err:
                     out.skipped.setdefault(m, f"{'nonnegative' if nonneg else 'sparse'}: {err}")

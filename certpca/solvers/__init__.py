@@ -20,10 +20,10 @@ from .auto import Auto
 from .base import Run, Solver, as_loadings, fix_sign, reach_of, top_k
 from .baselines import PCA, Threshold
 from .em import EM
-from .exact import Exact
 from .gpower import GPowerL0, GPowerL1
 from .nspca import NSPCA
 from .renormalize import renormalize
+from .search import Exact
 from .spannogram import Spannogram
 from .swap import swap_search
 
@@ -110,7 +110,9 @@ def solve(
         iterations += run.iterations
         if not run.converged:
             warnings.warn(
-                f"{method} did not converge from start {n_starts} in {run.iterations} "
+                f"{method} did not converge from start {n_starts}: {run.convergence_reason}"
+                if run.convergence_reason
+                else f"{method} did not converge from start {n_starts} in {run.iterations} "
                 "iterations; raise max_iter or loosen tol",
                 ConvergenceWarning,
                 stacklevel=3,

@@ -1,4 +1,5 @@
-"""Exact OPT(k, nonneg) for small D by best-first branch and bound over supports, and the solver ``exact``.
+"""Exact OPT(k, nonneg) for small D by best-first branch and bound over supports (the solver ``exact``
+screens features first and then runs it: certpca/solvers/search.py).
 
 Sparse (Moghaddam, Weiss & Avidan 2006): OPT = max_{|S| = k} λmax(C_SS).
 Nonnegative: the maximiser lies in the relative interior of a face S of the
@@ -42,7 +43,6 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import ClassVar
 
 import numpy as np
 import scipy.linalg
@@ -51,9 +51,7 @@ from ..clock import FLOP_RATE, Deadline, deadline
 from ..errors import InputError
 from ..margins import EPS, MARGIN_SLACK, gamma, gershgorin_columns, lmax_upper, safe, shifted_rank2, weyl_margin
 from ..problem import Problem
-from ..status import Convergence
-from ..validation import check_cardinality, check_float, check_int
-from .base import Run, Solver
+from ..validation import check_cardinality
 from .em import EM
 from .renormalize import renormalize
 from .spannogram import spannogram
@@ -413,43 +411,3 @@ def incumbents(problem: Problem, k: int, nonneg: bool) -> list[np.ndarray]:
             if run.weights.any():
                 found.append(renormalize(problem, run.weights, run.support, nonneg)[0])
     return found
-
-
-class Exact(Solver):
-    """The branch and bound as a solver: the proven optimal vector, or at its time limit its best vector
-    with the proven gap (``extras``: ``proven``, ``upper_bound``, ``gap``, ``nodes``)."""
-
-    name = "exact"
-    defaults: ClassVar[dict] = {"time_limit": 60.0, "node_limit": 5_000_000}
-    reference = (
-        "Branch and bound over supports, OPT = max over |S| = k of the top eigenvalue of C_SS: Moghaddam, B., "
-        "Weiss, Y. & Avidan, S. (2006). Spectral bounds for sparse PCA: exact and greedy algorithms. Advances "
-        f"in Neural Information Processing Systems 18. For D up to {MAX_DIM}."
-    )
-
-    def run(self, problem, k, nonneg, start, time_limit=60.0, node_limit=5_000_000):
-        time_limit = check_float(time_limit, "time_limit", low=0.0)
-        node_limit = check_int(node_limit, "node_limit", low=1)
-        if problem.dim > MAX_DIM:
-            raise InputError.bad_argument(
-                "method",
-                f"'exact' is limited to D ≤ {MAX_DIM} features, got D = {problem.dim}; use method='em' "
-                "(its certificate can still prove optimality after screening)",
-            )
-        res = exact(problem, k, nonneg, time_limit=time_limit, node_limit=node_limit)
-        gap = max(res.upper_bound - res.value, 0.0)
-        extras = {"proven": res.proven, "upper_bound": res.upper_bound, "gap": gap, "nodes": res.nodes}
-        if res.proven:
-            return Run(res.weights, np.asarray(res.support), res.nodes, extras=extras)
-        why = (
-            f"stopped at its limit ({time_limit:g} s or {node_limit} nodes) after {res.nodes} nodes: "
-            f"OPT ≤ {res.upper_bound:.6g}, proven gap {gap:.3g}; raise time_limit"
-        )
-        return Run(
-            res.weights,
-            np.asarray(res.support),
-            res.nodes,
-            extras=extras,
-            convergence=Convergence.ITERATION_LIMIT,
-            convergence_reason=why,
-        )

@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from certpca.certification import certify_vector
-from certpca.certification.screening import quick_pass, screen, screening_bound
+from certpca.certification.screening import screening_bound, threshold_test
 from certpca.problem import Problem
 from certpca.solvers.exact import exact, schur_prunes
+from certpca.solvers.search import quick_pass, screen
 from tests.brute import brute_force, random_psd
 
 FAMILIES = ["wishart", "spiked", "lowrank", "posfactor", "tied", "negative"]
@@ -93,7 +94,7 @@ def test_screening_below_opt_keeps_every_optimal_support():
     for fam, nonneg, D, k, C in PROBLEMS:
         opt = brute_force(C, k, nonneg)[0]
         for level in (opt * (1 - 1e-7), opt * 0.99):
-            F = set(screen(C, k, nonneg, level)[0].tolist())
+            F = set(screen(C, k, nonneg, level, extra=threshold_test)[0].tolist())
             for i in range(D):
                 if i not in F and _best_containing(C, k, nonneg, i) > level:
                     lost.append((fam, nonneg, D, k, i, level))
@@ -107,7 +108,7 @@ def test_tied_optima_are_all_kept():
     opt, w = brute_force(C, 3, False)
     S = np.flatnonzero(w)
     twin = (S + 4) % 8
-    F = screen(C, 3, False, opt * (1 - 1e-9))[0]
+    F = screen(C, 3, False, opt * (1 - 1e-9), extra=threshold_test)[0]
     assert set(S) <= set(F) and set(twin) <= set(F)
 
 

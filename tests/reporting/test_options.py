@@ -58,3 +58,20 @@ def test_the_plan_is_decided_up_front_and_frozen():
     # which method runs under which sign constraint is in the plan, with the reason for the others
     assert plan.methods_for(False) == ["em"] and plan.methods_for(True) == ["em", "nspca"]
     assert dict(plan.skipped) == {"nspca": "finds nonnegative components only (nonnegative fit only)"}
+
+
+def test_the_exact_search_is_a_default_method_of_small_problems_with_the_reports_allotment():
+    """Up to EXACT_IN_REPORT features the default methods include exact, given the report's time limit as
+    its allotment of estimated work; above, it is left out with the reason (and still runs when named)."""
+    from certpca.reporting.options import EXACT_IN_REPORT
+
+    small = certpca.load("pitprops")
+    plan = resolve(small, small.problem(), ReportOptions(k=4, time_limit=2.0))
+    assert "exact" in plan.methods and plan.options_for("exact") == {"time_limit": 2.0}
+    assert plan.options_for("em") == {} and "exact" not in plan.on_path
+    wide = certpca.load("cbcl")
+    assert wide.problem().dim > EXACT_IN_REPORT
+    plan = resolve(wide, wide.problem(), ReportOptions(k=4))
+    assert "exact" not in plan.methods and f"above {EXACT_IN_REPORT} features" in plan.skipped["exact"]
+    plan = resolve(wide, wide.problem(), ReportOptions(k=4, methods="em,exact"))
+    assert "exact" in plan.methods

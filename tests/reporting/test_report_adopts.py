@@ -46,3 +46,12 @@ def test_the_report_says_when_a_later_component_adds_more():
     later_more = any(added[j] > min(added[:j]) * (1 + 1e-9) for j in range(1, 3))
     assert later_more and added[2] > added[1]
     assert any("not by variance" in n and "PC3" in n for n in run.notes)
+
+
+def test_the_reports_exact_method_is_the_brute_force_optimum_proven():
+    """pitprops k = 3: the method exact's row is the optimum of brute force over its 13 features, proven."""
+    ds, run = _run(k=3, methods="em,exact", bounds="lambda1")
+    opt, _ = brute_force(ds.problem().dense(), 3)
+    (row,) = [f for f in run.fits if f.fit.options["method"] == "exact"]
+    assert row.fit.components[0].value == pytest.approx(opt, rel=1e-9)
+    assert row.fit.components[0].extras["proven"]
