@@ -425,6 +425,7 @@ DABE_SDP = BoundSpec(
     target_option="target",
     default_when=_default_when,
     estimate=sample_space_seconds,
+    charges=True,  # each Frank–Wolfe step
     sign_free=True,
     description="dABE ℓ0 SDP in sample space by Frank–Wolfe: kρ + λmax(ΣY_i), Y_i ⪰ a_ia_iᵀ − ρI, Y_i ⪰ 0",
     reference=DABE + " (§4, the dual of the semidefinite relaxation of the ℓ0-penalised problem, "

@@ -18,13 +18,16 @@ from certpca.certification.numerics import (
     dense_matrix,
     gamma,
     gershgorin_columns,
+    linear_seconds,
     lmax_upper,
     psd_shift,
+    quadratic_seconds,
     safe,
     sample_space_seconds,
     spectrum_margin,
     timed,
     topk_sum,
+    whole_run,
 )
 from certpca.certification.spec import (
     COST_EIGEN,
@@ -98,6 +101,7 @@ TRACE = BoundSpec(
     "trace",
     trace_bound,
     COST_LINEAR,
+    work=linear_seconds,
     sign_free=True,
     description="sum of the k largest variances C_ii",
     reference="Elementary: for PSD C and |S| ≤ k, λmax(C_SS) ≤ tr C_SS ≤ sum of the k largest C_ii "
@@ -193,6 +197,7 @@ GERSHGORIN = BoundSpec(
     gershgorin_bound,
     COST_QUADRATIC,
     time_option="time_limit",
+    work=whole_run(quadratic_seconds, 3, 0.02),  # its row blocks, with their top-k sorts
     description="largest row sum of the k largest |C_ij| (nonneg: positive parts)",
     reference="Elementary: Gershgorin's circle theorem on C_SS for the optimal support S, "
     "λmax(C_SS) ≤ max_i Σ_{j∈S} |C_ij|; for w ≥ 0 the row-sum bound on the spectral radius "
