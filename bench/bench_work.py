@@ -1,6 +1,6 @@
 """Calibration of budgets: CPU seconds used against seconds of estimated work charged (certpca/clock.py).
 
-For each bundled data set (raw and ``--log2 20`` for the microarrays, and issue 29's promise rows) the
+For each bundled data set (raw and ``--log2 20`` for the microarrays but khan, already on a log scale, and issue 29's promise rows) the
 default certificate of certpca's own vector (``certpca certify``'s) runs with the default budget, one BLAS
 thread, in this process; per bound it records the work charged (by the bound's own steps, or its
 estimate: ``BoundSpec.work_on``) and the CPU seconds it took.  A ratio CPU / work near 1 means the
@@ -25,6 +25,7 @@ from threadpoolctl import threadpool_limits
 from certpca import clock
 from certpca.certification import certificate
 from certpca.certification.certificate import DEFAULT_BUDGET, certify_vector
+from certpca.certification.spec import BoundSpec
 from certpca.io import load
 from certpca.solvers import DEFAULT_METHOD, solve
 from certpca.validation import check_random_state
@@ -35,7 +36,6 @@ CASES = [
     ("leukemia", {"log2": 20}, 50, False),
     ("khan", {}, 50, False),
     ("khan", {}, 50, True),
-    ("khan", {"log2": 20}, 50, False),
     ("golub", {}, 50, False),
     ("golub", {"log2": 20}, 50, False),
     ("alon", {}, 50, False),
@@ -50,8 +50,8 @@ CASES = [
 
 
 class Ledger:
-    """Per bound: CPU seconds inside it and work charged to the certificate's allotment while it was the
-    last bound started (its own steps and the estimate the certificate charges after it)."""
+    """Per bound: CPU seconds inside it and work charged to the certificate's allotment from the moment the
+    certificate reads its estimate (``BoundSpec.work_on``, just before charging it) to the next bound's."""
 
     def __init__(self):
         self.current = "(none)"
@@ -59,12 +59,15 @@ class Ledger:
         self.work: dict[str, float] = defaultdict(float)
 
     def __enter__(self):
-        computed, charge = certificate._computed, clock.Work.charge
-        self.saved = computed, charge
+        computed, charge, work_on = certificate._computed, clock.Work.charge, BoundSpec.work_on
+        self.saved = computed, charge, work_on
         ledger = self
 
+        def named_work_on(spec, problem, k):
+            ledger.current = spec.name
+            return work_on(spec, problem, k)
+
         def timed_computed(name, *args, **kwargs):
-            ledger.current = name
             t0 = time.process_time()
             try:
                 return computed(name, *args, **kwargs)
@@ -78,10 +81,11 @@ class Ledger:
 
         certificate._computed = timed_computed
         clock.Work.charge = counted_charge
+        BoundSpec.work_on = named_work_on
         return self
 
     def __exit__(self, *exc):
-        certificate._computed, clock.Work.charge = self.saved
+        certificate._computed, clock.Work.charge, BoundSpec.work_on = self.saved
 
 
 def label(name: str, opts: dict, k: int, nonneg: bool) -> str:
