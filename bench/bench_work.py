@@ -1,11 +1,11 @@
 """Calibration of budgets: CPU seconds used against seconds of estimated work charged (certpca/clock.py).
 
-For each bundled data set (raw and ``--log2 20`` for the microarrays but khan, already on a log scale, and issue 29's promise rows) the
-default certificate of certpca's own vector (``certpca certify``'s) runs with the default budget, one BLAS
-thread, in this process; per bound it records the work charged (by the bound's own steps, or its
-estimate: ``BoundSpec.work_on``) and the CPU seconds it took.  A ratio CPU / work near 1 means the
-estimates hold; a budget is a promise only while the whole certificate's ratio stays under about 1.2.
-All rows are measured in one run; the load average is given beside each row.
+For each bundled data set (raw and ``--log2 20`` for the microarrays but khan, already on a log scale,
+and issue 29's promise rows) the default certificate of certpca's own vector (``certpca certify``'s) runs
+with the default budget, one BLAS thread, in this process; per bound it records the work charged (by the
+bound's own steps, or its estimate: ``BoundSpec.work_on``) and the CPU seconds it took.  A ratio
+CPU / work near 1 means the estimates hold; a budget is a promise only while the whole certificate's
+ratio stays under about 1.2.  All rows are measured in one run; the load average is given beside each row.
 
     PYTHONPATH=. python bench/bench_work.py [--only khan,alon]   # writes reports/bench/work.md
 """
