@@ -88,6 +88,9 @@ FINE_ITERS = 400
 #: search's Newton roots), and a step's fixed share (the interpreter's overhead)
 ACT_OPS = 1400
 STEP_OPS = 8e6
+#: and per feature of the problem (the bookkeeping over all D features: leukemia, 12582 features, took
+#: 8.7 ms a step against 4.4 ms of the other terms; khan 8.7 (8.1), pbmc 52 (61); reports/bench/work.md)
+FEATURE_OPS = 3000
 
 #: Frank–Wolfe stops at this relative primal–dual gap (the dual converges slowly: ~0.3%)
 STOP_GAP = 1e-3
@@ -264,7 +267,7 @@ def _frank_wolfe(S: _Sample, X, iters, k, F, asq, ferr, deadline, target=math.in
     below it can come from this ρ, and the search stops (``only_at_start``: only before its first step).
     """
     deadline = deadline_after(deadline)  # a Deadline, or seconds from now
-    step = step_seconds(S.r, len(S.act))
+    step = step_seconds(S.r, len(S.act), len(asq))
     best = math.inf
     psi, y = S.primal(X)
     t = 0.5
@@ -299,13 +302,14 @@ def _frank_wolfe(S: _Sample, X, iters, k, F, asq, ferr, deadline, target=math.in
     return best, X, psi, it, False
 
 
-def step_seconds(rows: int, active: int) -> float:
+def step_seconds(rows: int, active: int, features: int = 0) -> float:
     """Estimated seconds of one Frank–Wolfe step with ``rows`` samples and ``active`` features at ρ: the
     r × r sums over them (dual value, direction), a Newton root per feature in up to r directions
-    (``ACT_OPS`` per feature and row) and ``STEP_OPS``.  Measured at one BLAS thread, load 10, against
-    this model: noise r = 30, 120 active, 1.3 ms (1.3); khan r = 63, 789, 8.7 ms (8.4); leukemia r = 72,
-    353, 8.7 ms (4.4), log2 2034, 22 ms (22); pbmc r = 700, 409, 52 ms (62); CBCL r = 361, 334, 28 ms (22)."""
-    return (rows * rows * active + ACT_OPS * rows * active + STEP_OPS) / FLOP_RATE
+    (``ACT_OPS`` per feature and row), ``FEATURE_OPS`` per feature of the problem and ``STEP_OPS``.
+    Measured at one BLAS thread, load 10, against this model without the features' term: noise r = 30,
+    120 active, 1.3 ms (1.3); khan r = 63, 789, 8.7 ms (8.4); leukemia r = 72, 353, 8.7 ms (4.4), log2
+    2034, 22 ms (22); pbmc r = 700, 409, 52 ms (62); CBCL r = 361, 334, 28 ms (22)."""
+    return (rows * rows * active + ACT_OPS * rows * active + FEATURE_OPS * features + STEP_OPS) / FLOP_RATE
 
 
 def _feasible_value(problem, F, k) -> float:
