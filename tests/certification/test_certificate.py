@@ -11,6 +11,7 @@ from certpca.certification.certificate import (
     default_bounds,
     parse_bounds,
 )
+from certpca.clock import Work
 from certpca.errors import InputError
 from certpca.problem import Problem
 from tests.brute import brute_force, random_psd
@@ -260,10 +261,13 @@ def test_time_limits_cap_a_named_time_limited_bound_without_a_budget(monkeypatch
     c = certify_vector(P, w, 3, bounds="lambda1,dabe_sdp", time_limits={"dabe_sdp": 0.5})
     # no budget: the limit as given, nothing skipped; and λ1's bound, on the rescaled problem dabe_sdp sees, to beat
     target = np.ldexp(c.bounds[0].value, -cc._rescale_exponents(P)[1])
-    assert seen == {"time_limit": 0.5, "target": target} and c.skipped == {}
+    # the limit is an allotment of work (certpca/clock.py) of the seconds given
+    limit = seen.pop("time_limit")
+    assert isinstance(limit, Work) and limit.seconds == 0.5
+    assert seen == {"target": target} and c.skipped == {}
     seen.clear()
     certify_vector(P, w, 3, bounds="lambda1,dabe_sdp", time_limits={"dabe_sdp": 30.0}, budget=2.0)
-    assert 0 < seen["time_limit"] <= 0.85 * 2.0  # at most what the budget leaves
+    assert 0 < seen["time_limit"].seconds <= 0.85 * 2.0  # at most what the budget leaves
 
 
 def test_a_bound_that_cannot_win_stops_early_and_changes_nothing(monkeypatch):
