@@ -91,6 +91,8 @@ STEP_OPS = 8e6
 #: primal evaluations of a step's line search that :func:`step_seconds` stands for: a step with more is
 #: charged in proportion (golub raw k = 50: 693 evaluations in about 100 steps, half charged before)
 LINE_SEARCH_TRIES = 3
+#: per cube of the Gram's order, min(r, active) (CBCL, 334: its steps took 1.4 to 2 times the other terms)
+EIGH_OPS = 2
 #: and per feature of the problem (the bookkeeping over all D features: leukemia, 12582 features, took
 #: 8.7 ms a step against 4.4 ms of the other terms; khan 8.7 (8.1), pbmc 52 (61); reports/bench/work.md)
 FEATURE_OPS = 3000
@@ -312,11 +314,14 @@ def _frank_wolfe(S: _Sample, X, iters, k, F, asq, ferr, deadline, target=math.in
 def step_seconds(rows: int, active: int, features: int = 0) -> float:
     """Estimated seconds of one Frank–Wolfe step with ``rows`` samples and ``active`` features at ρ: the
     r × r sums over them (dual value, direction), a Newton root per feature in up to r directions
-    (``ACT_OPS`` per feature and row), ``FEATURE_OPS`` per feature of the problem and ``STEP_OPS``.
+    (``ACT_OPS`` per feature and row), the Gram's eigenproblem (``EIGH_OPS``), ``FEATURE_OPS`` per feature
+    of the problem and ``STEP_OPS``.
     Measured at one BLAS thread, load 10, against this model without the features' term: noise r = 30,
     120 active, 1.3 ms (1.3); khan r = 63, 789, 8.7 ms (8.4); leukemia r = 72, 353, 8.7 ms (4.4), log2
     2034, 22 ms (22); pbmc r = 700, 409, 52 ms (62); CBCL r = 361, 334, 28 ms (22)."""
-    return (rows * rows * active + ACT_OPS * rows * active + FEATURE_OPS * features + STEP_OPS) / FLOP_RATE
+    gram = min(rows, active)  # the eigenproblem of the smaller Gram, in each primal evaluation
+    ops = rows * rows * active + ACT_OPS * rows * active + EIGH_OPS * gram**3 + FEATURE_OPS * features + STEP_OPS
+    return ops / FLOP_RATE
 
 
 def _feasible_value(problem, F, k) -> float:
