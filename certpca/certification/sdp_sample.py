@@ -89,10 +89,11 @@ FINE_ITERS = 400
 ACT_OPS = 1400
 STEP_OPS = 8e6
 #: primal evaluations of a step's line search that :func:`step_seconds` stands for: a step with more is
-#: charged in proportion (golub raw k = 50: 693 evaluations in about 100 steps, half charged before)
+#: charged half a step more per this many more (golub raw k = 50: 693 evaluations in about 100 steps,
+#: half charged before; pbmc's, a smaller part of its steps, were overcharged in proportion)
 LINE_SEARCH_TRIES = 3
 #: per cube of the Gram's order, min(r, active) (CBCL, 334: its steps took 1.4 to 2 times the other terms)
-EIGH_OPS = 2
+EIGH_OPS = 1
 #: and per feature of the problem (the bookkeeping over all D features: leukemia, 12582 features, took
 #: 8.7 ms a step against 4.4 ms of the other terms; khan 8.7 (8.1), pbmc 52 (61); reports/bench/work.md)
 FEATURE_OPS = 3000
@@ -303,7 +304,7 @@ def _frank_wolfe(S: _Sample, X, iters, k, F, asq, ferr, deadline, target=math.in
         if ft[0] > psi:
             X = X.toward(B, ub, t)
             psi, y = ft
-        deadline.charge(step * max(tries, LINE_SEARCH_TRIES) / LINE_SEARCH_TRIES)
+        deadline.charge(step * (1 + max(tries - LINE_SEARCH_TRIES, 0) / (2 * LINE_SEARCH_TRIES)))
         # kρ + ψ(X) is the relaxation's value at a primal point: within STOP_GAP, stop
         if best - (k * S.rho + psi) <= STOP_GAP * best or deadline.passed():
             break
