@@ -176,7 +176,8 @@ def certify(
 ) -> Certificate:
     """Certificate for a Fit's first component, a Component, or a loading vector.
 
-    ``budget`` is CPU seconds (:mod:`certpca.clock`) for the whole call, every component and
+    ``budget`` is seconds of estimated work (:mod:`certpca.clock`: about as many CPU seconds, and the
+    same certificate on a busy machine as on a quiet one) for the whole call, every component and
     bound (default: ``DEFAULT_BUDGET``, 15 s, with the default bounds; none with explicit
     ``bounds``); each certificate says what it used.  On a terminal a progress bar shows after 2 s.
     A Fit carries its problem, k and sign constraint: every component is certified on the

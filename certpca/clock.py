@@ -1,25 +1,37 @@
-"""The one clock of budgets and time limits: CPU seconds of this process.
+"""The one currency of budgets and time limits: seconds of *estimated work*, with a CPU safety net.
 
-Every budget (``certify(..., budget=)``, ``--budget``) and every time limit of a bound or search
-(``time_limit=``) is counted on :func:`now`, the CPU time of the process, not the wall clock: a
-busy machine slows a computation down but does not make it do less work, so the same certificate
-comes out on a loaded machine as on a quiet one (up to the jitter of CPU accounting near a limit).
-A certificate's bounds run with one BLAS thread (certification/certificate.py), so a CPU second is
-a wall second on a quiet machine: with several threads the seconds add up, and on a busy machine
-idle BLAS threads spin (a 2000 × 2000 eigenvalue problem took 13.8 CPU s on two threads and 0.7 s on
-one, load 4 on 2 cores), which would make a certificate depend on the load again.  Work done in child
-processes is not counted: nothing that runs under a budget forks.
+Every budget (``certify(..., budget=)``, ``fit(..., budget=)``, ``--budget``) and every time limit a
+certificate gives a bound (``time_limits=``) is a :class:`Work`: an allotment of estimated seconds that
+the computation charges itself, step by step, at the cost its size predicts (``charge``: a Frank–Wolfe
+step, a branch-and-bound node, a screening pass, a threshold evaluation, a spannogram step); a bound
+that cannot charge its own steps is charged the estimate of its whole run (``BoundSpec.work``) by the
+certificate, which then starts it only when that fits in what is left.  Each bound charges all of its
+work or none of it (then the certificate charges its estimate), never both or neither.  No clock is
+read, so the same inputs stop at the same step and give the same certificate on a quiet machine as on
+a busy one: a result does not change with the machine's load.
 
-A :class:`Deadline` also has a wall-clock safety net, :data:`WALL_FACTOR` times its seconds (plus
-:data:`WALL_SLACK`): a process that is starved of CPU, or waits, still stops.  On a quiet machine it
-is never reached.
+The estimates are calibrated on the bundled data against the CPU seconds the same computations took
+(bench/bench_work.py, reports/bench/work.md), so a budget of b seconds takes about b CPU seconds, and on
+a quiet machine about b wall seconds.
 
-CPU seconds are not exactly reproducible: a bound stopped by them can stop one iteration earlier on a
-busy machine (cache contention), and the wall-clock safety net cuts under heavy load.  Where the result
-must not depend on the machine at all (the report's byte-identical page), a bound is given
-:class:`Work` instead: an allotment of *estimated* seconds that the computation charges itself, step
-by step, at the cost its size predicts (``charge``); it is never measured, so the same inputs stop
-at the same step.
+*Safety net.*  Behind the work, a budget's :class:`Work` also stops once the process has used
+:data:`NET_FACTOR` × its seconds + :data:`NET_SLACK` of CPU time (:func:`now`): only a computation far
+costlier than its estimate reaches it, and when it does the certificate says so (its result may then
+depend on the machine).  Twice the budget: the measured ratios of CPU seconds to charged work lie well
+inside it, so the net never cuts a certificate whose estimates hold, and a wrong estimate still cannot
+make a call run on without end.
+
+*No wall clock.*  A budget used to end also after 4 × its seconds of wall time; under load that cut
+certificates short (golub raw k = 50 at load 16: 3.3 of its 15 CPU s, 81.3% certified instead of
+94.94%), so the result depended on the load.  A budget is a promise about work and CPU time: on a quiet
+machine a call takes about its budget in wall seconds, on a machine busy with n other processes per
+core about (n + 1) times as long, with the same result.  A certificate's bounds run with one BLAS thread
+(certification/certificate.py): with several, idle threads spinning on a busy machine add CPU seconds
+(a 2000 × 2000 eigenproblem took 13.8 CPU s on two threads and 0.7 s on one, load 4 on 2 cores).
+
+A :class:`Deadline` (CPU seconds of the process, with a wall-clock net of :data:`WALL_FACTOR` × its
+seconds + :data:`WALL_SLACK`) remains for a bound function called by itself with ``time_limit`` in
+seconds, and the solvers' own time limits.
 """
 
 from __future__ import annotations
@@ -33,6 +45,10 @@ from contextlib import contextmanager
 #: a deadline of s CPU seconds also ends after WALL_FACTOR·s + WALL_SLACK wall seconds
 WALL_FACTOR = 4.0
 WALL_SLACK = 2.0
+
+#: a budget of s seconds of work also ends after NET_FACTOR·s + NET_SLACK CPU seconds (the safety net)
+NET_FACTOR = 2.0
+NET_SLACK = 1.0
 
 #: floating-point operations per second assumed when a computation's cost is estimated (a bound's
 #: before it starts, a step of :class:`Work`): a third of what one BLAS thread did on the bench
@@ -103,22 +119,30 @@ class Work(Deadline):
     Its time passes only by :meth:`charge`: a computation charges each step, node or test at the
     seconds its size predicts (the cost models beside the registry's estimates), so it stops after a
     number of steps fixed by its inputs, whatever the machine's load.  ``within(s)`` is a share of it
-    whose charges count here too.  A computation that charges nothing runs to its end under it.
+    whose charges count here too, and which ends when this one does.  A computation that charges nothing
+    runs to its end under it.  ``net``: a factor of a CPU safety net (:data:`NET_FACTOR`; None: none) —
+    it ends once the process has used ``net`` × seconds + :data:`NET_SLACK` CPU seconds since its
+    creation, and ``fired`` says it did.
     """
 
-    __slots__ = ("parent", "spent")
+    __slots__ = ("fired", "net", "parent", "spent")
 
-    def __init__(self, seconds: float | None = None, parent: Work | None = None):
+    def __init__(self, seconds: float | None = None, parent: Work | None = None, net: float | None = None):
         self.seconds = None if seconds is None else max(float(seconds), 0.0)
         self.start = 0.0
-        self.cpu = self.wall = math.inf  # no clock is read
+        self.cpu = self.wall = math.inf  # no clock is read, but by the safety net
         self.spent = 0.0
         self.parent = parent
+        self.fired = False
+        s = self.seconds
+        self.net = now() + net * s + NET_SLACK if net is not None and s is not None and math.isfinite(s) else None
 
     def left(self) -> float:
-        if self.seconds is None or not math.isfinite(self.seconds):
-            return math.inf
-        return self.seconds - self.spent
+        own = math.inf if self.seconds is None else self.seconds - self.spent
+        if self.net is not None and now() > self.net:
+            self.fired = True
+            return -math.inf
+        return own if self.parent is None else min(own, self.parent.left())
 
     def used(self) -> float:
         return self.spent
@@ -133,9 +157,13 @@ class Work(Deadline):
         if self.parent is not None:
             self.parent.charge(seconds)
 
+    def net_fired(self) -> bool:
+        """Whether the CPU safety net of this allotment, or of one it is a share of, has ended it."""
+        return self.fired or (self.parent is not None and self.parent.net_fired())
+
     def renewed(self) -> Work:
-        """A fresh allotment of the same seconds (for a second run with the same options)."""
-        return Work(self.seconds)
+        """A fresh allotment of the same seconds, a share of the same parent (a second run with the same options)."""
+        return Work(self.seconds, parent=self.parent)
 
 
 def deadline(limit: Deadline | float | None) -> Deadline:
@@ -144,15 +172,18 @@ def deadline(limit: Deadline | float | None) -> Deadline:
 
 
 @contextmanager
-def progress_bar(seconds: float | None, desc: str = "certifying") -> Iterator[Callable[[str, float], None] | None]:
-    """``progress(label, seconds used)`` drawing a bar of a budget's CPU seconds on stderr: only on a
+def progress_bar(
+    seconds: float | Work | None, desc: str = "certifying"
+) -> Iterator[Callable[[str, float], None] | None]:
+    """``progress(label, seconds used)`` drawing a bar of a budget's seconds of work on stderr: only on a
     terminal and once the work has run for :data:`PROGRESS_DELAY` seconds (yields None otherwise)."""
     if not sys.stderr.isatty():
         yield None
         return
+    seconds = seconds.seconds if isinstance(seconds, Work) else seconds
     from tqdm import tqdm  # deferred: only a terminal draws a bar, and the bounds import this module
 
-    shape = None if seconds is None else "{desc}: {percentage:3.0f}%|{bar}| {n:.1f} of {total:.3g} CPU s{postfix}"
+    shape = None if seconds is None else "{desc}: {percentage:3.0f}%|{bar}| {n:.1f} of {total:.3g} s{postfix}"
     bar = tqdm(total=seconds, desc=desc, unit="s", delay=PROGRESS_DELAY, file=sys.stderr, leave=False, bar_format=shape)
 
     def progress(label: str, used: float) -> None:

@@ -51,8 +51,8 @@ class SparsePCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         ``budget``: the cheap bounds (trace and λ1: ``cheap_bounds``), a certificate
         that costs about the fit itself, since ``GridSearchCV`` refits many times, and that depends on
         no clock; the strong one is one call away (``certpca.certify(est.fit_)``, 15 s by default).
-    budget : float or None — CPU seconds for the certificates of all the components together; with
-        ``bounds=None`` it selects every applicable bound, cheapest first, within it.
+    budget : float or None — seconds of estimated work (certpca/clock.py) for the certificates of all the
+        components together; with ``bounds=None`` it selects every applicable bound, cheapest first, within it.
 
     Attributes
     ----------

@@ -24,16 +24,17 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
+from certpca.certification.feasible import Better, feasible
 from certpca.certification.numerics import Bound, NotApplicable
 from certpca.certification.registry import REGISTRY, default_bounds, parse_bounds
 from certpca.certification.spec import COST_SDP, BoundSpec
-from certpca.clock import Deadline, Work
+from certpca.clock import NET_FACTOR, Work
 from certpca.errors import InputError, TooLarge
 from certpca.summary import Summary
 from certpca.validation import check_cardinality, check_float
 
-#: CPU seconds (:mod:`certpca.clock`) for the default bound list when no budget is given: a time a
-#: person waits for (issue 29); bounds are skipped, or stopped, so as to end within it
+#: seconds of estimated work (:mod:`certpca.clock`) for the default bound list when no budget is given: a
+#: time a person waits for (issue 29); bounds are skipped, or stopped, so as to end within it
 DEFAULT_BUDGET = 15.0
 
 #: the share of the remaining budget given to a bound with a time option
@@ -82,42 +83,6 @@ def _scale_back(b: Bound, e: int, sub: float) -> Bound:
     return Bound(float(np.ldexp(b.value + sub, e)), b.name, params, b.seconds, b.validity)
 
 
-#: a bound's vector is handed over as better only above the certified value by this much (relative)
-BETTER_RTOL = 1e-9
-
-#: what a note calls the bound whose search found a better vector (else "the <name> bound")
-FINDERS = {"exact": "exact search", "pattern": "pattern certificate's support", "spannogram": "spannogram bound"}
-
-
-@dataclass(frozen=True)
-class Better:
-    """A feasible vector a bound's search found, better than the certified one (``Certificate.better``).
-
-    ``weights`` is a unit vector with at most k nonzeros (≥ 0 for a nonnegative certificate) on the
-    certified problem's coordinates; ``value`` its wᵀCw on the original C; ``found_by`` the bound's
-    registry name; ``gain`` = value / certified value − 1.
-    """
-
-    weights: np.ndarray
-    value: float
-    found_by: str
-    gain: float
-
-    @property
-    def finder(self) -> str:
-        return FINDERS.get(self.found_by, f"the {self.found_by} bound")
-
-    def to_dict(self) -> dict:
-        support = np.flatnonzero(self.weights)
-        return {
-            "value": float(self.value),
-            "found_by": self.found_by,
-            "gain": float(self.gain),
-            "support": support.tolist(),
-            "weights": self.weights[support].tolist(),
-        }
-
-
 @dataclass
 class Certificate:
     """A feasible value and the best valid upper bound on OPT(k, nonneg).
@@ -137,8 +102,9 @@ class Certificate:
     skipped: dict = field(default_factory=dict)
     better: Better | None = None  # a better feasible vector a bound found (not the certified one)
     notes: list[str] = field(default_factory=list)  # e.g. that the certified vector was adopted from a bound
-    budget: float | None = None  # CPU seconds it was given (None: none)
-    budget_used: float = 0.0  # CPU seconds its bounds took (:mod:`certpca.clock`)
+    budget: float | None = None  # seconds of estimated work it was given (None: none; certpca/clock.py)
+    budget_used: float = 0.0  # seconds of estimated work its bounds charged
+    net_fired: bool = False  # the CPU safety net behind the budget stopped a bound: the result depends on the load
 
     def adopt(self) -> Certificate:
         """The certificate of ``better``'s vector: every bound bounds OPT whatever the vector, so only
@@ -193,13 +159,22 @@ class Certificate:
             "notes": list(self.notes),
             "budget": self.budget,
             "budget_used": float(self.budget_used),
+            "net_fired": self.net_fired,
         }
 
     def budget_note(self) -> str:
-        """'used 8.3 of 10 s of CPU time' (or 'took 8.3 s of CPU time' without a budget)."""
+        """'budget: used 8.3 of 10 s of estimated work' (or 'bounds took 8.3 s of estimated work (no budget)'),
+        and a warning when the CPU safety net stopped a bound (certpca/clock.py)."""
         if self.budget is None:
-            return f"bounds took {self.budget_used:.3g} s of CPU time (no budget)"
-        return f"budget: used {self.budget_used:.3g} of {self.budget:.3g} s of CPU time"
+            note = f"bounds took {self.budget_used:.3g} s of estimated work (no budget)"
+        else:
+            note = f"budget: used {self.budget_used:.3g} of {self.budget:.3g} s of estimated work"
+        if self.net_fired:
+            note += (
+                f"; the CPU safety net ({NET_FACTOR:g} × the budget) stopped a bound: "
+                "this result depends on the machine's load"
+            )
+        return note
 
     def summary(self) -> Summary:
         """The bounds computed, tightest first, as a table (upper bound, the certified fraction it
@@ -290,7 +265,7 @@ def certify_vector(
     nonneg=False,
     *,
     bounds=None,
-    budget: float | None = None,
+    budget: float | Work | None = None,
     tol: float = 1e-6,
     stop_when_optimal: bool | None = None,
     reuse: dict[str, Bound] | None = None,
@@ -308,14 +283,17 @@ def certify_vector(
     nonneg : bool
     bounds : list of names or "a,b,c", optional — default: every applicable bound
         (:func:`default_bounds`), computed cheapest first within ``DEFAULT_BUDGET``.
-    budget : float, optional — CPU seconds of the process (:mod:`certpca.clock`: the same certificate
-        on a busy machine as on a quiet one) for all the bounds; no new bound starts after it is
-        spent (the cheapest requested bound always runs, so there is always an upper bound), nor
-        one whose estimated uninterruptible cost (``BoundSpec.estimate``) is more than what is
-        left, and a bound with a time option (``BoundSpec.time_option``, which every bound that
-        can run long has) gets 85% of what is left and stops there with its best valid bound so
-        far.  The certificate says how much it used (``budget_used``).  A bound with a target
-        option (``BoundSpec.target_option``) is given the smallest bound so far, below which it alone can help.
+    budget : float or Work, optional — seconds of estimated work (:mod:`certpca.clock`: the same certificate
+        on a busy machine as on a quiet one, about as many CPU seconds) for all the bounds; no new bound
+        starts after it is spent (the cheapest requested bound always runs, so there is always an upper
+        bound), nor one whose estimated work before it can stop (``BoundSpec.work_on``: a bound that
+        does not charge its steps, all of it) is more than what is left, and a bound with a time option
+        (``BoundSpec.time_option``) gets 85% of what is left and, when it charges its steps
+        (``BoundSpec.charges``), stops there with its best valid bound so far.  Each bound charges its
+        work, or is charged its estimate.  Behind it a CPU safety net (``NET_FACTOR`` × the budget:
+        ``net_fired``, and a note, when it is reached).  The certificate says how much it used
+        (``budget_used``).  A bound with a target option (``BoundSpec.target_option``) is given the
+        smallest bound so far, below which it alone can help.
     tol : float — ``optimal`` when (upper − value)/upper ≤ tol.
     stop_when_optimal : bool — stop computing once optimal (default: only for the
         default bound list).
@@ -333,13 +311,10 @@ def certify_vector(
         budget, or their own default.
     progress : callable, optional — ``progress(name, seconds used)`` before each bound is computed
         (a progress bar's hook).
-    fixed_work : bool — every bound with a time option gets an allotment of estimated work
-        (:class:`certpca.clock.Work`) instead of a clock: its ``time_limits`` entry (or its probe's
-        seconds), else an unlimited one under which its own caps (the exact search's, screening's) are
-        work too.  A bound charges each step, node or test at the cost its size predicts, so it stops
-        at the same step whatever the machine's load, and the certificate is the same number on a busy
-        machine as on a quiet one (the report's byte-identical page).  Not with ``budget``, which is
-        CPU time; the default bound list then has no budget either.
+    fixed_work : bool — no CPU safety net and no default budget: every bound with a time option gets its
+        ``time_limits`` entry (or its probe's seconds, or its share of ``budget``) as work, else an
+        unlimited allotment under which its own caps (the exact search's, screening's) are work too, so
+        the certificate is a function of its inputs alone (the report's byte-identical page).
 
     Bounds are computed on the problem rescaled by :func:`_rescale_exponents` and mapped back; a non-finite bound is
     skipped with its reason.  The lower bound is the vector's value or the value
@@ -348,14 +323,12 @@ def certify_vector(
     Raises InputError for an invalid w, k or bound name.
     """
     w, k = _validate(problem, w, k, nonneg)
-    if budget is not None:
+    if budget is not None and not isinstance(budget, Work):
         budget = check_float(budget, "budget", low=0.0)
     time_limits = {n: check_float(t, "time_limits", low=0.0) for n, t in (time_limits or {}).items()}
     tol = check_float(tol, "tol", low=0.0)
     explicit = bounds is not None
     names = parse_bounds(bounds) if explicit else default_bounds(problem, nonneg)
-    if fixed_work and budget is not None:
-        raise InputError.bad_argument("budget", "is CPU time, which fixed_work leaves out; give time_limits instead")
     if budget is None and not explicit and not fixed_work:
         budget = DEFAULT_BUDGET
     if stop_when_optimal is None:
@@ -364,20 +337,48 @@ def certify_vector(
     value = problem.variance(w)
     shift, e = _rescale_exponents(problem)
     sub = _subnormal_margin(problem)
-    clock = Deadline(budget)
+    work = budget if isinstance(budget, Work) else Work(budget, net=None if fixed_work else NET_FACTOR)
+    seconds, spent_before = work.seconds, work.used()
+    timed = work.seconds is not None or fixed_work  # time options as work: by a budget, or fixed
     done: list[Bound] = []
     skipped: dict[str, str] = {}
     upper = np.inf
     # a large factor is scaled in place and restored (Problem.scaled_by): the original is
     # not used inside, so the lower bounds on it are computed after
     first_runs: dict[str, int] = {}  # a probed bound's name → where its first run's Bound is in done
-    twins: list[tuple[int, BoundSpec, dict]] = []  # for w ≥ 0: bounds whose signed twin is still to compute
+    twins: list[tuple[int, BoundSpec, dict, float]] = []  # for w ≥ 0: bounds whose signed twin is still to compute
 
     def skip(name: str, reason: str) -> None:
         if name not in first_runs:  # a first run's bound stands for a full run that is skipped
             skipped[name] = reason
 
-    # one BLAS thread: a budget counts the CPU seconds of every thread, and two OpenBLAS threads spinning on a
+    def spent_reason() -> str:
+        if work.net_fired():
+            return f"the CPU safety net ({NET_FACTOR:g} × the {seconds:.3g} s budget) was reached"
+        return f"time budget of {seconds:.3g} s spent"
+
+    def limited(spec: BoundSpec, limit: float) -> dict:
+        """Its options with its share of the budget (at most ``limit``) through its time option."""
+        if spec.time_option is None or not (timed or limit < np.inf):
+            return {}
+        left = work.left()
+        share = max(spec.share_on(scaled, TIME_OPTION_SHARE) * left, 0.0) if np.isfinite(left) else np.inf
+        return {spec.time_option: work.within(min(share, limit))}
+
+    def charged(spec: BoundSpec, nn: bool, limit: float, kw: dict) -> Bound:
+        """The bound computed (:func:`_computed`) with ``kw`` and its share of the budget (at most ``limit``),
+        charged first what it does not charge itself: its whole run, or for a bound that charges its steps,
+        what comes before its first (``BoundSpec.work_on``), so that its share is what is left after that.
+        Refunded when the bound does not apply."""
+        upfront = spec.work_on(scaled, k)
+        work.charge(upfront)
+        try:
+            return _computed(spec.name, scaled, k, nn, {**kw, **limited(spec, limit)}, e, sub)
+        except (NotApplicable, TooLarge):
+            work.charge(-upfront)
+            raise
+
+    # one BLAS thread: a budget stands for the CPU seconds of one thread, and two OpenBLAS threads spinning on a
     # busy 2-core machine took 13.8 CPU s for an eigenproblem that takes 0.7 s on one (certpca/clock.py)
     with problem.scaled_by(shift) as scaled, threadpool_limits(1):
         for name, probe in _schedule(names):
@@ -394,9 +395,9 @@ def certify_vector(
                 done.append(reuse[name])
                 upper = min(upper, reuse[name].value)
                 continue
-            left = None if budget is None else clock.left()
-            if left is not None and done and left <= 0:
-                skip(name, f"time budget of {budget:.3g} s spent")
+            left = work.left()
+            if done and left <= 0:
+                skip(name, spent_reason())
                 continue
             if stop_when_optimal and np.isfinite(upper) and upper - value <= tol * upper:
                 skip(name, "already certified optimal")
@@ -404,27 +405,24 @@ def certify_vector(
             if stop_when_optimal and any(b.params.get("proven") for b in done):
                 skip(name, "the optimum is proven (no bound can be lower)")
                 continue
-            if left is not None and done and spec.estimate is not None and spec.estimate(scaled, k) > left:
+            upfront = spec.work_on(scaled, k)
+            if done and upfront > left:
                 skip(
                     name,
-                    f"estimated {spec.estimate(scaled, k):.3g} s without a pause, more than the {max(left, 0):.3g} s "
-                    f"left of the {budget:.3g} s budget",
+                    f"estimated {upfront:.3g} s of work without a pause, more than the {max(left, 0):.3g} s left "
+                    f"of the {seconds:.3g} s budget",
                 )
                 continue
-            kw: dict[str, object] = {} if spec.support_option is None else {spec.support_option: np.flatnonzero(w)}
-            if spec.time_option is not None and (
-                fixed_work or left is not None or name in time_limits or probe is not None
-            ):
-                # a time limit is checked between iterations: leave room for the last one
-                share = np.inf if left is None else max(spec.share_on(scaled, TIME_OPTION_SHARE) * left, 0.0)
-                limit = min(share, time_limits.get(name, np.inf), np.inf if probe is None else probe)
-                kw[spec.time_option] = Work(limit) if fixed_work else limit
+            limit = min(time_limits.get(name, np.inf), np.inf if probe is None else probe)
+            kw: dict[str, object] = {}
+            if spec.support_option is not None:
+                kw[spec.support_option] = np.flatnonzero(w)
             if spec.target_option is not None and np.isfinite(upper):
                 kw[spec.target_option] = float(np.ldexp(upper, -e))  # on the rescaled problem the bound sees
             if progress is not None:
-                progress(name, clock.used())
+                progress(name, work.used() - spent_before)
             try:
-                b = _computed(name, scaled, k, nonneg, kw, e, sub)
+                b = charged(spec, nonneg, limit, kw)
             except (NotApplicable, TooLarge) as exc:
                 skip(name, str(exc))
                 continue
@@ -432,7 +430,7 @@ def certify_vector(
                 b.params["target"] = float(upper)
             given = (reuse or {}).get(name)
             if nonneg and not spec.sign_free and probe is None and given is not None:
-                b = _with_signed(b, spec, scaled, k, kw, (e, sub), given, None)
+                b = _with_signed(b, given)
             if name in first_runs:  # the full run after a first one: the better of the two stands
                 i = first_runs[name]
                 done[i] = min(done[i], b, key=lambda x: x.value)
@@ -442,19 +440,25 @@ def certify_vector(
                 i = len(done)
                 done.append(b)
             if nonneg and not spec.sign_free and probe is None and given is None:
-                twins.append((i, spec, kw))
+                twins.append((i, spec, kw, limit))
             upper = min(upper, b.value)
         # for w ≥ 0, the signed problem's bounds too, with what the budget leaves once every bound of
         # w ≥ 0 had its turn (computed at once, they took the time of the nonnegative bounds after them)
-        for i, spec, kw in twins:
-            room = None if budget is None else clock.left()
-            if (room is not None and room <= 0) or (stop_when_optimal and upper - value <= tol * upper):
+        for i, spec, kw, limit in twins:
+            left = work.left()
+            if left <= 0 or (stop_when_optimal and upper - value <= tol * upper):
                 break
-            done[i] = _with_signed(done[i], spec, scaled, k, kw, (e, sub), None, room)
+            if spec.work_on(scaled, k) > left:
+                continue
+            try:
+                signed = charged(spec, False, limit, kw)
+            except (NotApplicable, TooLarge):
+                continue
+            done[i] = _with_signed(done[i], signed)
             upper = min(upper, done[i].value)
     if not done:
         raise InputError("no bound could be computed: " + "; ".join(f"{n}: {r}" for n, r in skipped.items()))
-    lower, better = _feasible(problem, done, k, nonneg, value, tol)
+    lower, better = feasible(problem, done, k, nonneg, value, tol)
     win = min(done, key=lambda b: b.value)
     return Certificate(
         value=value,
@@ -467,8 +471,9 @@ def certify_vector(
         tol=tol,
         skipped=skipped,
         better=better,
-        budget=budget,
-        budget_used=clock.used(),
+        budget=seconds,
+        budget_used=work.used() - spent_before,
+        net_fired=work.net_fired(),
     )
 
 
@@ -514,26 +519,15 @@ def recertify(shared: Certificate, problem, w) -> Certificate:
             "shared", f"holds {', '.join(specific)}, which depend on the vector's support; certify w itself"
         )
     value = problem.variance(w)
-    lower, better = _feasible(problem, shared.bounds, k, shared.nonneg, value, shared.tol)
+    lower, better = feasible(problem, shared.bounds, k, shared.nonneg, value, shared.tol)
     return replace(shared, value=value, lower_bound=lower, better=better, notes=[])
 
 
-def _with_signed(b: Bound, spec, scaled, k: int, kw: dict, scale: tuple[int, float], given, room) -> Bound:
-    """For w ≥ 0: the smaller of ``b`` and the same bound of the signed problem, valid too since OPT over
-    w ≥ 0 ≤ OPT over all w.  The signed bound is ``given`` (from ``reuse``) or computed now with the same
-    options unless ``room`` (seconds left of the budget; None: no budget) is spent.  Its proof flags are
-    dropped: a proven signed optimum proves nothing for w ≥ 0."""
-    signed = given
-    if signed is None and (room is None or room > 0):
-        if isinstance(kw.get(spec.time_option), Work):  # the same allotment again, not what the first run left
-            kw = {**kw, spec.time_option: kw[spec.time_option].renewed()}
-        elif spec.time_option in kw and room is not None:
-            kw = {**kw, spec.time_option: min(float(kw[spec.time_option]), TIME_OPTION_SHARE * room)}
-        try:
-            signed = _scale_back(spec.func(scaled, k, False, **kw), *scale)
-        except (NotApplicable, TooLarge):
-            return b
-    if signed is None or not np.isfinite(signed.value) or signed.value >= b.value:
+def _with_signed(b: Bound, signed: Bound) -> Bound:
+    """For w ≥ 0: the smaller of ``b`` and ``signed``, the same bound of the signed problem (from ``reuse``, or
+    computed beside it), valid too since OPT over w ≥ 0 ≤ OPT over all w.  Its proof flags are dropped: a
+    proven signed optimum proves nothing for w ≥ 0."""
+    if not np.isfinite(signed.value) or signed.value >= b.value:
         return b
     params = {**signed.params, "signed_problem": True}
     for flag in ("proven", "proves_support_optimal"):
@@ -582,46 +576,3 @@ def _schedule(names: list[str]) -> list[tuple[str, float | None]]:
         if probe is not None and schedule[at][0] != name:
             schedule.insert(at, (name, probe))
     return schedule
-
-
-def _feasible(problem, bounds, k: int, nonneg: bool, value: float, tol: float) -> tuple[float, Better | None]:
-    """The best feasible value among ``value`` and the bounds' proposed vectors (on the original C), and
-    the best of those vectors when it beats ``value`` by more than the tolerance (and than rounding)."""
-    lower, better = value, None
-    for b in bounds:
-        found, wv = _feasible_vector(problem, b, k, nonneg)
-        lower = max(lower, found)
-        if wv is not None and found - value > max(tol, BETTER_RTOL) * abs(found):
-            if better is None or found > better.value:
-                better = Better(wv, found, b.name, found / value - 1 if value > 0 else np.inf)
-    return lower, better
-
-
-def _feasible_vector(problem, b: Bound, k: int, nonneg: bool) -> tuple[float, np.ndarray | None]:
-    """(wᵀCw on the original C, unit w) of a feasible vector the bound proposes ((−inf, None) when none):
-    its ``weights`` (dense), its ``support_weights`` on its ``support``, or, signed, the top eigenvector
-    of the original C on its ``support``."""
-    params = b.params if isinstance(b.params, dict) else {}
-    wv = params.get("weights")
-    S = params.get("support")
-    if wv is None and S is not None and 0 < len(S) <= k:
-        S = np.asarray(S, dtype=np.intp)
-        if params.get("support_weights") is not None:
-            wv = np.zeros(problem.dim)
-            wv[S] = params["support_weights"]
-        elif not nonneg:
-            wv = np.zeros(problem.dim)
-            wv[S] = np.linalg.eigh(problem.submatrix(S))[1][:, -1]
-    if wv is None:
-        return -np.inf, None
-    wv = np.asarray(wv, dtype=float)
-    n = float(np.linalg.norm(wv))
-    if wv.shape != (problem.dim,) or not np.isfinite(n) or n == 0 or np.count_nonzero(wv) > k:
-        return -np.inf, None
-    if nonneg and np.any(wv < 0):
-        if np.any(wv > 0):
-            return -np.inf, None
-        wv = -wv  # an all-nonpositive vector is a nonnegative one with its sign flipped
-    wv = wv / n
-    v = problem.variance(wv)
-    return (v, wv) if np.isfinite(v) else (-np.inf, None)

@@ -21,7 +21,7 @@ from collections.abc import Callable
 import numpy as np
 
 from certpca.certification.certificate import DEFAULT_BUDGET, Better, Certificate, certify_vector
-from certpca.clock import Deadline
+from certpca.clock import NET_FACTOR, Work
 from certpca.problem import Problem
 from certpca.results import Component, Fit
 from certpca.solvers.base import as_loadings, fix_sign, reach_of
@@ -54,7 +54,7 @@ def certify_components(
     fit: Fit,
     *,
     bounds=None,
-    budget: float | None = None,
+    budget: float | Work | None = None,
     tol: float = 1e-6,
     start: int = 0,
     stop: int | None = None,
@@ -66,15 +66,16 @@ def certify_components(
     :func:`~certpca.certification.certify_vector` on the problem it solved (:func:`solved_problems`).
 
     ``bounds``, ``tol``, ``time_limits`` and ``fixed_work`` as for ``certify_vector``; k is the component's k,
-    capped by the features left.  ``budget`` (CPU seconds) is for all of them together
-    (:func:`share_of`); with the default bounds and no budget it is ``DEFAULT_BUDGET``.  ``progress``
-    is called as ``progress("component j/n: bound", seconds used of the whole budget)``.
+    capped by the features left.  ``budget`` (seconds of estimated work, :mod:`certpca.clock`, or a
+    :class:`~certpca.clock.Work` of a larger call) is for all of them together (:func:`share_of`); with the
+    default bounds and no budget it is ``DEFAULT_BUDGET`` (with ``fixed_work``: none, and no CPU safety net).
+    ``progress`` is called as ``progress("component j/n: bound", seconds used of the whole budget)``.
     ``start`` skips the first components (whose certificates the caller
     already holds); the list then begins with component ``start`` + 1.  ``stop`` ends it before
     component ``stop`` + 1.
     """
     nonneg = bool(fit.options.get("nonneg", fit.components[0].nonneg))
-    clock = Deadline(None if fixed_work else total_budget(bounds, budget))
+    clock = work_of(budget if fixed_work else total_budget(bounds, budget), fixed_work)
     certificates: list[Certificate | None] = []
     chosen = list(zip(fit.components, solved_problems(fit)))[start:stop]
     for i, (comp, (problem, features)) in enumerate(chosen):
@@ -89,7 +90,7 @@ def certify_components(
                 min(comp.k, problem.dim),
                 nonneg,
                 bounds=bounds,
-                budget=budget if fixed_work else share_of(clock, len(chosen) - i),  # with fixed_work: refused
+                budget=share_of(clock, len(chosen) - i),
                 tol=tol,
                 time_limits=time_limits,
                 fixed_work=fixed_work,
@@ -99,20 +100,26 @@ def certify_components(
     return certificates
 
 
-def total_budget(bounds, budget: float | None) -> float | None:
+def total_budget(bounds, budget: float | Work | None) -> float | Work | None:
     """The budget of a whole call: ``budget``, or ``DEFAULT_BUDGET`` for the default bounds (None: none)."""
     return DEFAULT_BUDGET if budget is None and bounds is None else budget
 
 
-def share_of(clock: Deadline, remaining: int) -> float | None:
-    """The CPU seconds of the next of ``remaining`` certificates under one budget: an equal share of
-    what is left (what one leaves unused goes to the later ones); None without a budget."""
+def work_of(budget: float | Work | None, fixed_work: bool = False) -> Work:
+    """The allotment of a call's budget: ``budget`` itself when it is one (a share of a larger call's), else
+    a :class:`~certpca.clock.Work` of its seconds (None: unlimited) with the CPU safety net unless ``fixed_work``."""
+    return budget if isinstance(budget, Work) else Work(budget, net=None if fixed_work else NET_FACTOR)
+
+
+def share_of(clock: Work, remaining: int) -> Work | None:
+    """The next of ``remaining`` certificates' share of one budget: an equal share of what is left (what one
+    leaves unused goes to the later ones), charged to ``clock`` too; None without a budget."""
     if clock.seconds is None:
         return None
-    return max(clock.left(), 0.0) / max(remaining, 1)
+    return Work(max(clock.left(), 0.0) / max(remaining, 1), parent=clock)
 
 
-def component_progress(progress, clock: Deadline, j: int, n: int) -> Callable[[str, float], None] | None:
+def component_progress(progress, clock: Work, j: int, n: int) -> Callable[[str, float], None] | None:
     """``progress`` of a certificate of component j + 1 of n: its bound named, the whole call's seconds."""
     if progress is None:
         return None
@@ -142,4 +149,5 @@ __all__ = [
     "share_of",
     "solved_problems",
     "total_budget",
+    "work_of",
 ]

@@ -35,6 +35,7 @@ from certpca.certification.numerics import (
     sample_space_seconds,
     timed,
     topk_sum,
+    whole_run,
 )
 from certpca.certification.spec import COST_EXPONENTIAL, COST_SEARCH, DABE, DSPCA, LI_XIE, BoundSpec
 from certpca.clock import Deadline
@@ -200,6 +201,7 @@ DABE_SPEC = BoundSpec(
     COST_SEARCH,
     time_option="time_limit",
     estimate=sample_space_seconds,
+    work=whole_run(sample_space_seconds, 10, 0.02),  # a 1-D search of eigenvalue estimates
     sign_free=True,
     description="d'Aspremont–Bach–El Ghaoui / Li–Xie diagonal shrink: λmax(D^½CD^½) + top_k(min(C_ii, ρ))",
     reference=DABE + " (§§4–6, the dual bound kρ + λmax(Σ(B_i)₊)); tightened by the per-feature "
@@ -286,6 +288,7 @@ DSPCA_SPEC = BoundSpec(
     max_dim=DUAL_MAX_DIM,
     time_option="time_limit",
     estimate=dense_eigen_seconds,
+    work=whole_run(dense_eigen_seconds, 30, 0.02),  # a 1-D search of D × D eigenproblems
     description="DSPCA dual λmax(C + U) + k·max|U_ij| at U = −clip(C, ±ρ) (soft threshold)",
     reference=DSPCA + " (the dual of the semidefinite relaxation).",
     factor_cost=COST_EXPONENTIAL,  # forms the D × D covariance
@@ -368,6 +371,7 @@ DNN_SPEC = BoundSpec(
     max_dim=DUAL_MAX_DIM,
     time_option="time_limit",
     estimate=dense_eigen_seconds,
+    work=whole_run(dense_eigen_seconds, 200, 0.02),  # a search over ρ and three N: alon --log2 20 k = 10, 190 s
     description="doubly nonnegative dual kρ + λmax(C − ρ11ᵀ + N), cheap choices of N",
     reference=DNN_REFERENCE,
     factor_cost=COST_EXPONENTIAL,  # forms the D × D covariance
@@ -564,6 +568,7 @@ PATTERN = BoundSpec(
     COST_SEARCH,
     time_option="time_limit",
     estimate=sample_space_seconds,
+    work=whole_run(sample_space_seconds, 50, 0.2),  # searches over ρ on and off the pattern
     support_option="support",
     description="dABE certificate kρ + λmax(ΣY_i) with a dual point built around the vector's support",
     reference=DABE + " (§6, optimality conditions for a given sparsity pattern).",

@@ -64,12 +64,17 @@ def exact_bound(
     )
 
 
+#: seconds of work before the search's first node (measured: lrs and CBCL, reports/bench/work.md)
+EXACT_SETUP_SECONDS = 0.5
+
 EXACT = BoundSpec(
     "exact",
     exact_bound,
     COST_EXPONENTIAL,
     max_dim=DEFAULT_MAX_DIM,
     time_option="time_limit",
+    estimate=lambda problem, k: EXACT_SETUP_SECONDS,  # the root's bounds and incumbents, before the first node
+    charges=True,  # each node
     probe=2.0,  # CBCL k = 5 (signed, 25 nodes) took 0.97–1.06 s here: 1 s missed its proof half the time
     description="branch and bound over supports: OPT = max over |S| = k of λmax(C_SS)",
     reference="Branch and bound over supports (exhaustive up to pruning by valid node bounds); "

@@ -254,6 +254,26 @@ def dense_eigen_seconds(problem, k) -> float:
     return quadratic_seconds(problem, k) + problem.dim**3 / FLOP_RATE
 
 
+def linear_seconds(problem, k) -> float:
+    """Estimated seconds of a pass over the D variances (and the interpreter's fixed cost of a bound)."""
+    return BOUND_SECONDS + 10 * problem.dim / FLOP_RATE
+
+
+#: the fixed seconds of a bound's run (its Python around the arithmetic), in every whole-run estimate
+BOUND_SECONDS = 0.002
+
+
+def whole_run(model: Callable, evaluations: float, fixed: float = 0.0) -> Callable:
+    """``work(problem, k)`` of a bound that does not charge its steps (``BoundSpec.work``): ``evaluations``
+    times ``model``'s seconds (e.g. the eigenproblems of a 1-D search) + ``fixed`` seconds, the factors
+    measured against CPU seconds on the bundled data (bench/bench_work.py, reports/bench/work.md)."""
+
+    def work(problem, k) -> float:
+        return evaluations * model(problem, k) + fixed + BOUND_SECONDS
+
+    return work
+
+
 def quadratic_seconds(problem, k) -> float:
     """Estimated seconds of forming every entry of C once: O(r·D²) from a factor, O(D²) dense."""
     r = problem.factor_rows if problem.uses_factor else 1

@@ -28,6 +28,7 @@ import numpy as np
 
 from certpca.certification.duals import DNN_REFERENCE, dnn_value, dspca_dual_bound
 from certpca.certification.numerics import (
+    FLOP_RATE,
     Bound,
     NotApplicable,
     check_k,
@@ -78,34 +79,77 @@ def _pick_solver(cp, D: int, solver: str | None) -> tuple[str, dict]:
     return solver, opts
 
 
-#: the solvers' own keywords for a time limit in seconds
+#: the solvers' own keywords for a time limit in seconds, and for an iteration cap
 TIME_LIMIT_OPTION = {"SCS": "time_limit_secs", "CLARABEL": "time_limit"}
+ITERATION_OPTION = {"SCS": "max_iters", "CLARABEL": "max_iter"}
+
+#: estimated operations of one solver iteration per D³ (SCS: the PSD cone's eigendecomposition; Clarabel:
+#: its KKT factorisation), measured on these SDPs at D = 20 to 150, one BLAS thread (reports/bench/work.md)
+ITER_OPS = {"SCS": 40.0, "CLARABEL": 1.2e4}
+#: an iteration's fixed seconds, and the fixed seconds of a solve (cvxpy's canonicalisation, the repair)
+ITER_SECONDS = 5e-4
+SOLVE_SECONDS = 0.05
+
+
+def iteration_seconds(solver: str, D: int) -> float:
+    """Estimated seconds of one iteration of ``solver`` on an SDP of D × D (what a work allotment is charged)."""
+    return ITER_OPS.get(solver, ITER_OPS["CLARABEL"]) * D**3 / FLOP_RATE + ITER_SECONDS
+
+
+def sdp_setup_seconds(problem, k) -> float:
+    """Estimated seconds of an SDP bound before its solver's first iteration and after its last: cvxpy's
+    canonicalisation, and the repaired duals' eigenproblems (the DNN polish: about 30 of them)."""
+    return SOLVE_SECONDS + 30 * 10 * problem.dim**3 / FLOP_RATE
 
 
 def _solve(cp, prob, solver: str, opts: dict, time_limit: float | Work | None = None) -> tuple[str, float]:
     """Solve ``prob`` with ``solver`` (SCS on a SolverError of another), stopped after ``time_limit``
     seconds by the solver's own limit: the one wall-clock limit of a bound, since a cvxpy solve cannot be
     paused to read the budget clock (:mod:`certpca.clock`); its dual point is repaired and valid anyway.
-    An allotment of work (:class:`~certpca.clock.Work`) is no clock: the solve runs to its own iteration
-    cap, so that its result does not depend on the machine's load."""
+    An allotment of work (:class:`~certpca.clock.Work`) is no clock: the solve runs to an iteration cap,
+    what is left of it over :func:`iteration_seconds`, so that its result does not depend on the machine's
+    load, and each iteration done is charged to it (the setup: ``BoundSpec.estimate``, by the certificate)."""
     t0 = time.perf_counter()
-    if isinstance(time_limit, Work):
-        time_limit = None
-    limit = {} if time_limit is None else {TIME_LIMIT_OPTION[solver]: max(float(time_limit), 0.01)}
+    work = time_limit if isinstance(time_limit, Work) else None
+    seconds = None if isinstance(time_limit, Work) else time_limit
+    if work is not None:
+        opts = {**opts, **_iteration_cap(work, solver, prob, opts)}
+    limit = {} if seconds is None else {TIME_LIMIT_OPTION[solver]: max(float(seconds), 0.01)}
     opts = {**opts, **limit} if solver in TIME_LIMIT_OPTION else opts
     try:
         with warnings.catch_warnings():  # a solve stopped at its limit is inaccurate by design
-            if time_limit is not None:
+            if seconds is not None or work is not None:
                 warnings.filterwarnings("ignore", message="Solution may be inaccurate", category=UserWarning)
             prob.solve(solver=solver, **opts)
     except cp.error.SolverError:
         if solver != "SCS":
-            limit = {} if time_limit is None else {TIME_LIMIT_OPTION["SCS"]: max(float(time_limit), 0.01)}
-            prob.solve(solver="SCS", **SCS_FALLBACK_OPTIONS, **limit)
+            limit = {} if seconds is None else {TIME_LIMIT_OPTION["SCS"]: max(float(seconds), 0.01)}
+            cap = {} if work is None else _iteration_cap(work, "SCS", prob, SCS_FALLBACK_OPTIONS)
+            prob.solve(solver="SCS", **{**SCS_FALLBACK_OPTIONS, **cap}, **limit)
             solver = "SCS"
         else:
             raise
+    finally:
+        if work is not None:
+            iters = getattr(prob.solver_stats, "num_iters", None) if prob.solver_stats is not None else None
+            done = iters if iters is not None else opts.get(ITERATION_OPTION.get(solver, ""), 0)
+            work.charge(float(done or 0) * iteration_seconds(solver, _sdp_dim(prob)))
     return solver, time.perf_counter() - t0
+
+
+def _sdp_dim(prob) -> int:
+    """D of the D × D matrix variable of ``prob``."""
+    return max(int(v.shape[0]) for v in prob.variables())
+
+
+def _iteration_cap(work: Work, solver: str, prob, opts: dict) -> dict:
+    """The solver's iteration cap within what is left of ``work``, at most its cap in ``opts`` (none when both
+    are unlimited)."""
+    left, key = work.left(), ITERATION_OPTION[solver]
+    if not np.isfinite(left):
+        return {}
+    cap = max(int(left / iteration_seconds(solver, _sdp_dim(prob))), 1)
+    return {key: min(cap, int(opts.get(key, cap)))}
 
 
 def dspca_sdp_bound(
@@ -250,6 +294,8 @@ DSPCA_SDP = BoundSpec(
     COST_SDP,
     max_dim=MAX_DIM,
     time_option="time_limit",
+    estimate=sdp_setup_seconds,
+    charges=True,  # each solver iteration
     description="DSPCA semidefinite relaxation (cvxpy), certified through its repaired dual U",
     reference=DSPCA,
 )
@@ -261,6 +307,8 @@ DNN_SDP = BoundSpec(
     nonneg_only=True,
     max_dim=MAX_DIM,
     time_option="time_limit",
+    estimate=sdp_setup_seconds,
+    charges=True,  # each solver iteration
     description="doubly nonnegative semidefinite relaxation (cvxpy), certified through its repaired dual",
     reference=DNN_REFERENCE,
 )

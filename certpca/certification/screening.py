@@ -159,6 +159,7 @@ SCREENING = BoundSpec(
     support_option="support",
     support_hint=True,
     estimate=screening_seconds,
+    charges=True,  # each pass, test and node
     default_when=lambda problem: not problem.uses_factor or problem.dim <= DENSE_LIMIT,
     description="features no support above the incumbent can contain removed by a Schur-complement test, "
     "then branch and bound over the rest",

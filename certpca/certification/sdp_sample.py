@@ -88,6 +88,15 @@ FINE_ITERS = 400
 #: search's Newton roots), and a step's fixed share (the interpreter's overhead)
 ACT_OPS = 1400
 STEP_OPS = 8e6
+#: primal evaluations of a step's line search that :func:`step_seconds` stands for: a step with more is
+#: charged half a step more per this many more (golub raw k = 50: 693 evaluations in about 100 steps,
+#: half charged before; pbmc's, a smaller part of its steps, were overcharged in proportion)
+LINE_SEARCH_TRIES = 3
+#: per cube of the Gram's order, min(r, active) (CBCL, 334: its steps took 1.4 to 2 times the other terms)
+EIGH_OPS = 1
+#: and per feature of the problem (the bookkeeping over all D features: leukemia, 12582 features, took
+#: 8.7 ms a step against 4.4 ms of the other terms; khan 8.7 (8.1), pbmc 52 (61); reports/bench/work.md)
+FEATURE_OPS = 3000
 
 #: Frank–Wolfe stops at this relative primal–dual gap (the dual converges slowly: ~0.3%)
 STOP_GAP = 1e-3
@@ -264,7 +273,8 @@ def _frank_wolfe(S: _Sample, X, iters, k, F, asq, ferr, deadline, target=math.in
     below it can come from this ρ, and the search stops (``only_at_start``: only before its first step).
     """
     deadline = deadline_after(deadline)  # a Deadline, or seconds from now
-    step = step_seconds(S.r, len(S.act))
+    step = step_seconds(S.r, len(S.act), len(asq))
+    deadline.charge(2 * step)  # the primal at the start and the dual value at the end, about a step each
     best = math.inf
     psi, y = S.primal(X)
     t = 0.5
@@ -275,10 +285,12 @@ def _frank_wolfe(S: _Sample, X, iters, k, F, asq, ferr, deadline, target=math.in
             return best, X, psi, it, True
         B, ub = X.extend(S.direction(y))
         ft = S.primal(X.toward(B, ub, t))
+        tries = 1  # evaluations of the primal in this step's line search
         if ft[0] > psi:
             while t < 1.0:
                 t2 = min(1.0, 2 * t)
                 f2 = S.primal(X.toward(B, ub, t2))
+                tries += 1
                 if f2[0] <= ft[0]:
                     break
                 t, ft = t2, f2
@@ -286,12 +298,13 @@ def _frank_wolfe(S: _Sample, X, iters, k, F, asq, ferr, deadline, target=math.in
             for _ in range(MAX_HALVINGS):
                 t = t / 2
                 ft = S.primal(X.toward(B, ub, t))
+                tries += 1
                 if ft[0] > psi:
                     break
         if ft[0] > psi:
             X = X.toward(B, ub, t)
             psi, y = ft
-        deadline.charge(step)
+        deadline.charge(step * (1 + max(tries - LINE_SEARCH_TRIES, 0) / (2 * LINE_SEARCH_TRIES)))
         # kρ + ψ(X) is the relaxation's value at a primal point: within STOP_GAP, stop
         if best - (k * S.rho + psi) <= STOP_GAP * best or deadline.passed():
             break
@@ -299,13 +312,17 @@ def _frank_wolfe(S: _Sample, X, iters, k, F, asq, ferr, deadline, target=math.in
     return best, X, psi, it, False
 
 
-def step_seconds(rows: int, active: int) -> float:
+def step_seconds(rows: int, active: int, features: int = 0) -> float:
     """Estimated seconds of one Frank–Wolfe step with ``rows`` samples and ``active`` features at ρ: the
     r × r sums over them (dual value, direction), a Newton root per feature in up to r directions
-    (``ACT_OPS`` per feature and row) and ``STEP_OPS``.  Measured at one BLAS thread, load 10, against
-    this model: noise r = 30, 120 active, 1.3 ms (1.3); khan r = 63, 789, 8.7 ms (8.4); leukemia r = 72,
-    353, 8.7 ms (4.4), log2 2034, 22 ms (22); pbmc r = 700, 409, 52 ms (62); CBCL r = 361, 334, 28 ms (22)."""
-    return (rows * rows * active + ACT_OPS * rows * active + STEP_OPS) / FLOP_RATE
+    (``ACT_OPS`` per feature and row), the Gram's eigenproblem (``EIGH_OPS``), ``FEATURE_OPS`` per feature
+    of the problem and ``STEP_OPS``.
+    Measured at one BLAS thread, load 10, against this model without the features' term: noise r = 30,
+    120 active, 1.3 ms (1.3); khan r = 63, 789, 8.7 ms (8.4); leukemia r = 72, 353, 8.7 ms (4.4), log2
+    2034, 22 ms (22); pbmc r = 700, 409, 52 ms (62); CBCL r = 361, 334, 28 ms (22)."""
+    gram = min(rows, active)  # the eigenproblem of the smaller Gram, in each primal evaluation
+    ops = rows * rows * active + ACT_OPS * rows * active + EIGH_OPS * gram**3 + FEATURE_OPS * features + STEP_OPS
+    return ops / FLOP_RATE
 
 
 def _feasible_value(problem, F, k) -> float:
@@ -425,6 +442,7 @@ DABE_SDP = BoundSpec(
     target_option="target",
     default_when=_default_when,
     estimate=sample_space_seconds,
+    charges=True,  # each Frank–Wolfe step
     sign_free=True,
     description="dABE ℓ0 SDP in sample space by Frank–Wolfe: kρ + λmax(ΣY_i), Y_i ⪰ a_ia_iᵀ − ρI, Y_i ⪰ 0",
     reference=DABE + " (§4, the dual of the semidefinite relaxation of the ℓ0-penalised problem, "

@@ -102,6 +102,14 @@ class BoundSpec:
         bounds that form the D × D covariance cost more there (``COST_EXPONENTIAL``: computed last); on
         wide data the dense duals took the budget before the strong bounds
         (:func:`~certpca.certification.certificate.computing_order`).  None: ``cost``.
+    charges : bool
+        ``func`` charges every step it takes to the :class:`~certpca.clock.Work` given through
+        ``time_option`` (its steps' estimated seconds), so a budget can stop it part way.  False: it
+        charges nothing, runs to its end under a budget, and the certificate charges it :meth:`work_on`
+        (each bound charges all of its work or none of it: certpca/clock.py).
+    work : callable or None
+        ``work(problem, k) -> seconds``: the estimated work of a whole run, for a bound that does not
+        charge (calibrated against CPU seconds in reports/bench/work.md).  None: ``estimate``.
     factor_share : float or None
         On a factor problem, the share of what is left of a certificate's budget it is given through
         ``time_option`` (None: the certificate's own share, 85%): the threshold bound takes half and
@@ -126,11 +134,20 @@ class BoundSpec:
     probe: float | None = None
     factor_cost: int | None = None
     factor_share: float | None = None
+    charges: bool = False
+    work: Callable | None = None
 
     def share_on(self, problem, default: float) -> float:
         """The share of the budget left it is given on ``problem``: ``factor_share`` on a factor problem when
         given, else ``default``."""
         return self.factor_share if problem.uses_factor and self.factor_share is not None else default
+
+    def work_on(self, problem, k) -> float:
+        """The seconds of work a certificate charges for a run of this bound when it does not charge them
+        itself (``charges``): ``work``, else ``estimate``, else 0; for a bound that charges, what it
+        spends before it can first stop (``estimate``)."""
+        model = self.estimate if self.charges else (self.work or self.estimate)
+        return 0.0 if model is None else float(model(problem, k))
 
     def cost_on(self, problem) -> int:
         """The cost class on ``problem``: ``factor_cost`` on a factor problem when given, else ``cost``."""

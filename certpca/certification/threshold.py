@@ -70,6 +70,7 @@ from scipy.sparse.csgraph import connected_components
 from certpca.certification.numerics import (
     EPS,
     ESTIMATE_FINALISTS,
+    FLOP_RATE,
     LANCZOS_MIN,
     Bound,
     check_k,
@@ -109,6 +110,14 @@ OPT_D_SLACK = 1e-9
 
 #: the refinement pass (rank-2 component bounds) re-evaluates the grid points in this window of ρ
 REFINE_WINDOW = (0.5, 1.5)
+
+#: estimated operations, charged to a work allotment (:class:`certpca.clock.Work`) for each ρ evaluated: per
+#: kept pair and feature (the slices, signs, row sums and component bookkeeping), per n³ of a dense
+#: component's eigenproblem, per n² of a Lanczos estimate, per pair of a Perron power step
+#: (calibrated against CPU seconds: reports/bench/work.md)
+PAIR_OPS = 900.0
+EIGEN_OPS = 3.0
+LANCZOS_OPS = 1000.0
 
 #: the threshold bound works on factor problems row block by row block: default limit on D
 THRESHOLD_MAX_DIM = 60000
@@ -360,7 +369,7 @@ def _ub_components(
     sizes = np.bincount(labels, minlength=n_comp)
     order = np.argsort(-comp_g)
     best = -np.inf
-    info = {"largest_component": int(sizes.max()) if n_comp else 0, "refined": 0}
+    info = {"largest_component": int(sizes.max()) if n_comp else 0, "refined": 0, "ops": 0.0}
     # edges grouped by component of their endpoint
     lab_e = labels[rows]
     e_order = np.argsort(lab_e, kind="stable")
@@ -388,17 +397,21 @@ def _ub_components(
                 Mk = np.zeros((n, n))
                 Mk[r_l, c_l] = sgn
                 Mk[np.arange(n), np.arange(n)] = dK
+                eig_ops = LANCZOS_OPS * n * n if estimate else EIGEN_OPS * n**3
                 if lam is None:
                     lam = lmax_estimate(Mk) if estimate else lmax_upper(Mk, EPS * float(np.linalg.norm(Mk)))[0]
                     memo["lmax", int(c), estimate] = lam
+                    info["ops"] += eig_ops
                 if with_rank2:
                     memo["rank2", int(c), estimate] = _rank2_parts(Mk, estimate)
+                    info["ops"] += eig_ops
             ub = min(ub, lam)
             if with_rank2:
                 ub = min(ub, _rank2_bound(memo["rank2", int(c), estimate], k, rank2, estimate, stop))
         if n > k and ub > best:
             if ("perron", int(c)) not in memo:
                 memo["perron", int(c)] = _perron(r_l, c_l, a_l, dK)
+                info["ops"] += PAIR_OPS * POWER_STEPS * len(a_l) / 10
             v, cw = memo["perron", int(c)]
             # weighted k-sparse rows: top_{k−1}(|M_ij| v_j) / v_i, the same at this k for a later call
             if ("weighted", int(c), kk) not in memo:
@@ -406,6 +419,7 @@ def _ub_components(
                 memo["weighted", int(c), kk] = float(np.max(dK + wt + gamma(k + 4) * (np.abs(dK) + wt)))
             ub = min(ub, cw, memo["weighted", int(c), kk])
         info["refined"] += 1
+        info["ops"] += PAIR_OPS * (D / 10 + len(sel))  # the component's rows and edges picked out
         best = max(best, ub)
     return best, info
 
@@ -469,6 +483,7 @@ def threshold_bound(
         total = (k - 1) * (rho + err) + diag_err + ub
         total = total + gamma(4) * (abs(ub) + (k - 1) * (rho + err))
         info.update(n_pairs=m_act, components=int(n_comp))
+        stop.charge((info.pop("ops") + PAIR_OPS * (m_act + D)) / FLOP_RATE)
         return safe(total), info
 
     hi = float(key[0]) if len(key) else 0.0
@@ -533,6 +548,7 @@ THRESHOLD = BoundSpec(
     max_dim=THRESHOLD_MAX_DIM,
     time_option="time_limit",
     estimate=quadratic_seconds,
+    charges=True,  # each ρ evaluated (PAIR_OPS ...) and each step of the rank-2 sweep
     factor_share=0.5,  # on wide data it leaves half of the budget to dabe_sdp, often the stronger there
     description="(k−1)ρ + max over connected components of the thresholded C of a k-sparse bound",
     reference="certpca's own bound: C = M + R with M the off-diagonal threshold of C at ρ (diagonal "

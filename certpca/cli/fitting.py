@@ -30,8 +30,9 @@ from .options import chunked_options, data_options, load_options, out_option
 #: the help of ``--budget``, the same concept in fit and certify
 RESTARTS_HELP = "random starts for EM: in nonnegative fits, and in signed auto fits up to 5000 features (default 10)"
 BUDGET_HELP = (
-    "CPU seconds for all the command's certificates, every component and bound: cheapest first, a bound "
-    "that would overrun is skipped or stopped with its best valid bound "
+    "seconds of estimated work (about as many CPU seconds; the same result on a busy machine) for all the "
+    "command's certificates, every component and bound: cheapest first, a bound that would overrun is "
+    "skipped or stopped with its best valid bound "
     f"(default {DEFAULT_BUDGET:g} with the default bounds, none with --bounds)"
 )
 

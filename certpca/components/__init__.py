@@ -26,8 +26,8 @@ import pandas as pd
 
 from ..certification import Certificate, certify_components
 from ..certification.certificate import Better
-from ..certification.components import adopted_component, share_of, total_budget
-from ..clock import Deadline
+from ..certification.components import adopted_component, share_of, total_budget, work_of
+from ..clock import Work
 from ..errors import InputError
 from ..problem import Problem
 from ..results import Fit
@@ -154,7 +154,7 @@ def certify_fit(
     fit: Fit,
     *,
     bounds=None,
-    budget: float | None = None,
+    budget: float | Work | None = None,
     tol: float = 1e-6,
     time_limits: dict[str, float] | None = None,
     progress: Callable[[str, float], None] | None = None,
@@ -162,7 +162,7 @@ def certify_fit(
     """Certify every component on the problem it solved (:func:`certify_components`), adopting
     what certification finds; ``fit.certificates`` holds the list, which is returned.
 
-    ``budget`` (CPU seconds, :mod:`certpca.clock`; default ``DEFAULT_BUDGET`` with the default bounds)
+    ``budget`` (seconds of estimated work, :mod:`certpca.clock`; default ``DEFAULT_BUDGET`` with the default bounds)
     is for the whole call: each component gets an equal share of what is left when it starts
     (:func:`~certpca.certification.components.share_of`), what one leaves unused goes to the later ones,
     and the refits after an adoption count too.  ``progress(label, seconds used)`` is called before each bound.
@@ -179,7 +179,7 @@ def certify_fit(
     """
     adopt = fit.options.get("deflation", "projection") in SEQUENTIAL
     certificates: list[Certificate | None] = []
-    clock = Deadline(total_budget(bounds, budget))
+    clock = work_of(total_budget(bounds, budget))
     n = len(fit.components)
     for j in range(n):
         (cert,) = certify_components(

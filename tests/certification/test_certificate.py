@@ -11,6 +11,7 @@ from certpca.certification.certificate import (
     default_bounds,
     parse_bounds,
 )
+from certpca.clock import Work
 from certpca.errors import InputError
 from certpca.problem import Problem
 from tests.brute import brute_force, random_psd
@@ -140,7 +141,8 @@ def test_a_bound_estimated_to_overrun_the_budget_is_skipped_with_the_reason(prob
     P, _ = prob
     w = np.zeros(10)
     w[:3] = 1
-    monkeypatch.setitem(REGISTRY, "dabe", dataclasses.replace(REGISTRY["dabe"], estimate=lambda p, k: 1e6))
+    # dabe charges no steps: its whole-run estimate (``work``) is what must fit
+    monkeypatch.setitem(REGISTRY, "dabe", dataclasses.replace(REGISTRY["dabe"], work=lambda p, k: 1e6))
     c = certify_vector(P, w, 3, bounds="trace,dabe,lambda1", budget=1000.0)
     assert "dabe" in c.skipped and "estimated 1e+06 s" in c.skipped["dabe"]
     assert {b.name for b in c.bounds} == {"trace", "lambda1"}
@@ -226,15 +228,18 @@ def test_at_d_1e5_every_default_bound_runs_in_the_budget_or_is_skipped_with_the_
 
         monkeypatch.setitem(REGISTRY, name, dataclasses.replace(spec, func=spy))
     monkeypatch.setattr(numerics, "FLOP_RATE", 1e3)  # 1000 flops a second
+    # trace's O(D) pass is charged too (linear_seconds): at this rate it would take the whole budget
+    monkeypatch.setitem(REGISTRY, "trace", dataclasses.replace(REGISTRY["trace"], work=lambda p, k: 0.0))
     c = certify_vector(P, w, 10, nonneg, budget=30.0)
     ran = {b.name for b in c.bounds}
     assert ran | set(c.skipped) == names and not ran & set(c.skipped)
-    # what ran: trace (the cheapest bound always runs, O(D)) and the bounds that stop at their time limit
-    assert ran == {"trace", "gershgorin"} and set(limits) == ran
-    assert 0 < limits["gershgorin"] <= 30.0
+    # what ran: trace (the cheapest bound always runs, O(D)); every other one is estimated beyond the budget,
+    # a bound that charges its steps by what comes before its first, one that does not (gershgorin) by its
+    # whole run (certpca/clock.py: each bound charges all or none)
+    assert ran == {"trace"} and set(limits) == ran
     for name in names - ran:
-        assert REGISTRY[name].estimate is not None
-        assert "s without a pause, more than the" in c.skipped[name] and "of the 30 s budget" in c.skipped[name]
+        assert REGISTRY[name].estimate is not None or REGISTRY[name].work is not None
+        assert "without a pause, more than the" in c.skipped[name] and "of the 30 s budget" in c.skipped[name]
     assert all(b.value >= c.value for b in c.bounds)
 
 
@@ -256,10 +261,13 @@ def test_time_limits_cap_a_named_time_limited_bound_without_a_budget(monkeypatch
     c = certify_vector(P, w, 3, bounds="lambda1,dabe_sdp", time_limits={"dabe_sdp": 0.5})
     # no budget: the limit as given, nothing skipped; and λ1's bound, on the rescaled problem dabe_sdp sees, to beat
     target = np.ldexp(c.bounds[0].value, -cc._rescale_exponents(P)[1])
-    assert seen == {"time_limit": 0.5, "target": target} and c.skipped == {}
+    # the limit is an allotment of work (certpca/clock.py) of the seconds given
+    limit = seen.pop("time_limit")
+    assert isinstance(limit, Work) and limit.seconds == 0.5
+    assert seen == {"target": target} and c.skipped == {}
     seen.clear()
     certify_vector(P, w, 3, bounds="lambda1,dabe_sdp", time_limits={"dabe_sdp": 30.0}, budget=2.0)
-    assert 0 < seen["time_limit"] <= 0.85 * 2.0  # at most what the budget leaves
+    assert 0 < seen["time_limit"].seconds <= 0.85 * 2.0  # at most what the budget leaves
 
 
 def test_a_bound_that_cannot_win_stops_early_and_changes_nothing(monkeypatch):

@@ -17,7 +17,6 @@ import pytest
 from certpca.certification import certify_vector, evaluate_bound
 from certpca.certification.threshold import threshold_bound
 from certpca.clock import Deadline, Work, deadline
-from certpca.errors import InputError
 from certpca.problem import Problem
 from certpca.solvers.exact import exact, node_seconds
 from certpca.solvers.spannogram.sweep2d import STEP_SECONDS
@@ -86,8 +85,11 @@ def test_fixed_work_certificate_runs_its_bounds_under_work():
     (found,) = [b for b in cert.bounds if b.name == "exact"]
     direct = evaluate_bound(P, "exact", k, time_limit=Work(limit))
     assert found.params["nodes"] == direct.params["nodes"] == 3 and found.value == direct.value
-    with pytest.raises(InputError, match="budget"):
-        certify_vector(P, w, k, budget=1.0, fixed_work=True)
+    # a budget is work with or without fixed_work (which only leaves out the CPU safety net)
+    fixed = certify_vector(P, w, k, bounds=["lambda1", "exact"], budget=1.0, fixed_work=True)
+    netted = certify_vector(P, w, k, bounds=["lambda1", "exact"], budget=1.0)
+    assert fixed.budget == netted.budget == 1.0 and fixed.budget_used == netted.budget_used > 0
+    assert fixed.upper_bound == netted.upper_bound
 
 
 @pytest.mark.parametrize("nonneg", [False, True])
