@@ -551,6 +551,7 @@ def compute(ds: Dataset, problem: Problem, plan: Plan) -> ReportRun:
         bounds={("nonneg" if nn else "sparse"): v for nn, v in fitted.bounds.items()},
         path_bounds=sorted({n for b in bands for n in b.bounds}, key=list(BOUNDS).index),
         genes=plan.genes,
+        budget=plan.allot.total,
     )
     return ReportRun(
         command=plan.command,
