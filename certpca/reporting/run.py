@@ -267,12 +267,9 @@ def fit_and_certify(
         if fitted is not None:
             fitted(nonneg, best)
         names = certificate_bounds(problem, nonneg, plan.head_bounds)
-        # a sign-free bound of the plain problem is the same number for w >= 0: computed once
-        reuse = (
-            {b.name: b for b in out.shared[False].bounds if BOUNDS[b.name].sign_free}
-            if nonneg and False in out.shared
-            else None
-        )
+        # a sign-free bound of the plain problem is the same number for w >= 0, and every other is the signed twin
+        # that the certificate of w >= 0 compares its own bound with: computed once, by the plain certificate
+        reuse = {b.name: b for b in out.shared[False].bounds} if nonneg and False in out.shared else None
         shared = certify_vector(
             problem,
             best.components[0].weights,
