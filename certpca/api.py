@@ -20,7 +20,7 @@ from .data.convert import anndata_mask, is_anndata
 from .errors import InputError
 from .io import load
 from .problem import Problem
-from .reporting.options import DEFAULT_PATH, GENE_SIZES, N_INIT, SDP_TIME, STABILITY, ReportOptions
+from .reporting.options import BUDGET, DEFAULT_PATH, GENE_SIZES, N_INIT, STABILITY, ReportOptions
 from .reporting.saved import ReportRun
 from .results import Component, Fit
 from .stability_selection import THRESHOLD, Stability
@@ -236,7 +236,7 @@ def report(
     gene_sizes: Sequence[int] = GENE_SIZES,
     gene_k: int | None = None,
     n_init: int = N_INIT,
-    time_limit: float | None = SDP_TIME,
+    budget: float = BUDGET,
     stability: int = STABILITY,
     command: str = "",
     progress: bool | None = None,
@@ -271,7 +271,7 @@ def report(
         gene_sizes=gene_sizes,
         gene_k=gene_k,
         n_init=n_init,
-        time_limit=time_limit,
+        budget=budget,
         stability=stability,
         command=command,
         progress=progress,

@@ -158,7 +158,7 @@ def test_gene_sizes_are_the_one_grid_syntax(tmp_path, capsys):
     "argv, message",
     [
         (["report", "pitprops", "--k", "3", "--path", "0:10"], "--path '0:10' needs FROM >= 1"),
-        (["report", "pitprops", "--k", "3", "--time-limit", "-1"], "--time-limit is out of range: got -1"),
+        (["report", "pitprops", "--k", "3", "--budget", "-1"], "--budget is out of range: got -1"),
         (["report", "pitprops", "--k", "3", "--gene-k", "0"], "--gene-k is out of range: got 0"),
         (["report", "pitprops", "--k", "3", "--method", ","], "--method is empty"),
         (["path", "pitprops", "--k", "0:3"], "--k '0:3' needs FROM >= 1"),

@@ -14,14 +14,15 @@ from certpca.errors import InputError
 from certpca.io import Outputs, load
 from certpca.reporting.genes import gene_selection_run
 from certpca.reporting.options import (
+    BUDGET,
+    BUDGETED_BOUNDS,
     DEFAULT_METHODS,
     GENE_K,
     GENE_SIZES,
+    HEAD_SHARE,
     N_INIT,
-    SDP_TIME,
     SLOW_ON_PATH,
     STABILITY,
-    TIMED_BOUNDS,
 )
 from certpca.reporting.saved import ReportRun
 from certpca.reporting.tables import fmt, mode_name, proven, table_files, tables_for
@@ -90,14 +91,15 @@ def add_commands(sub) -> None:
         "vector-independent bound up to cost class 3 that fits the size)",
     )
     rep.add_argument(
-        "--time-limit",
+        "--budget",
         type=float,
-        default=SDP_TIME,
+        default=BUDGET,
         metavar="SECONDS",
-        help=f"time limit of each of {' and '.join(TIMED_BOUNDS)} in the certificates at k and of the method "
-        f"exact (default {SDP_TIME:g}; each keeps its best so far): seconds of estimated work, the Frank-Wolfe "
-        "steps, sweep steps and search nodes the problem's size predicts for them, never a clock, so the page "
-        "is the same on a busy machine",
+        help=f"seconds of estimated work for every certificate and the band (default {BUDGET:g}): "
+        f"{100 * HEAD_SHARE:g}%% in equal allotments to the runs of {', '.join(BUDGETED_BOUNDS)} in the certificates "
+        "at k (and to the method exact), the rest to the later components' certificates and the band; each bound "
+        "keeps its best bound so far. The work is the steps the problem's size predicts for those seconds, never "
+        "a clock, so the page is the same on a busy machine",
     )
     rep.add_argument(
         "--path-bounds",
@@ -217,7 +219,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         path_methods=args.path_methods,
         seed=args.seed,
         bounds=args.bounds,
-        time_limit=args.time_limit,
+        budget=args.budget,
         path_bounds=args.path_bounds,
         genes=args.genes,
         gene_sizes=_gene_sizes(args.gene_sizes, ds.n_features),

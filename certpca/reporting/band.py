@@ -9,16 +9,19 @@ computed as a certificate computes it (:func:`certpca.certification.evaluate_bou
   the whole path, in rounds: each round gives every k its next costly bound, the k whose band is
   loosest so far (lowest certified fraction) first; sign-free bounds first (one computation serves
   both signs), then those tightest in the headline certificate; none at a k already certified
-  optimal, and none after ``BAND_SECONDS`` of estimated work (a note says so; behind it a safety net of
-  ``BAND_CPU_NET`` CPU seconds, after which the band would depend on the machine).  What they reuse
+  optimal.  They share the band's part of the report's budget (``seconds`` of estimated work): each
+  bound of a round gets an equal allotment of what is left over the computations left
+  (certpca/clock.py ``Work``, which the bound charges step by step), so the work charged stays within it;
+  none starts once it is spent (a note says so; behind it a safety net of ``CPU_NET`` times it in CPU
+  seconds, after which the band would depend on the machine).  What they reuse
   across k: the threshold bound's pairs and components per ρ, dABE's λmax per ρ (``Problem.memo``);
   each round's bounds run in parallel, one process per core.
 
 Validity: every point is the minimum of valid upper bounds on OPT(k, nonneg); for w ≥ 0 the bounds of
 the plain problem count too (OPT over w ≥ 0 ≤ OPT over all w).  The sample-space SDP runs a fixed
-number of Frank–Wolfe steps (``BAND_SDP_ITERS``) instead of a wall-clock limit, and every bound with a
-time option gets an unlimited allotment of work (:class:`certpca.clock.Work`), under which its own caps
-(the exact search's, screening's) count estimated work, so its value does not depend on the machine's load.
+number of Frank–Wolfe steps (``BAND_SDP_ITERS``) within its allotment, and every bound with a time option
+gets its allotment as work (:class:`certpca.clock.Work`), under which its own caps (the exact search's,
+screening's) count estimated work too, so its value does not depend on the machine's load.
 """
 
 from __future__ import annotations
@@ -44,12 +47,9 @@ from certpca.reporting.saved import BandPoint
 #: machine's load): leukemia k = 50, 9 k: the sample-space SDP at the 7 other k, then threshold at the
 #: 3 loosest (reports/bench/report.md)
 BAND_BOUNDS = 10
-#: seconds of estimated work (what the bounds charge to their :class:`~certpca.clock.Work`, else their
-#: registry estimate) after which no further costly bound starts, whatever the count (a note says so)
-BAND_SECONDS = 60.0
-#: the CPU seconds of a safety net behind it: only a bound far costlier than its estimate reaches it, and
-#: only then does the band depend on the machine (a note says so)
-BAND_CPU_NET = 4 * BAND_SECONDS
+#: the CPU seconds of a safety net behind the band's budget, as a multiple of it: only a bound far costlier than
+#: its estimate reaches it, and only then does the band depend on the machine (a note says so)
+CPU_NET = 4.0
 #: bounds computed at every k whatever their cost class (dABE keeps its λmax per ρ for the other k)
 EVERY_K = ("dabe",)
 #: options of a bound in the band: the sample-space SDP runs a fixed number of Frank–Wolfe steps per ρ
@@ -100,14 +100,17 @@ _SHARED: dict = {}
 IN_PROCESS = frozenset({"dspca_sdp", "dnn_sdp"})
 
 
-def _bound(problem: Problem, key: tuple[str, int, bool]) -> tuple[Bound | None, float, float]:
-    """The bound ``key`` = (name, k, nonneg) of the band (None when it does not apply), its seconds of
-    estimated work (charged to its Work, else its registry estimate) and its CPU seconds."""
+def _bound(
+    problem: Problem, key: tuple[str, int, bool], allotment: float | None = None
+) -> tuple[Bound | None, float, float]:
+    """The bound ``key`` = (name, k, nonneg) of the band (None when it does not apply) within ``allotment``
+    seconds of estimated work (None: unlimited), its seconds of estimated work (charged to its Work, else its
+    registry estimate) and its CPU seconds."""
     name, k, nonneg = key
     spec = BOUNDS[name]
     t0 = time.process_time()
     options: dict[str, object] = dict(BAND_OPTIONS.get(name, {}))
-    work = Work()
+    work = Work(allotment)
     if spec.time_option is not None:  # its own caps (the exact search's, screening's) in work, not time
         options.setdefault(spec.time_option, work)
     try:
@@ -118,10 +121,11 @@ def _bound(problem: Problem, key: tuple[str, int, bool]) -> tuple[Bound | None, 
     return bound, estimated, time.process_time() - t0
 
 
-def _worker(key: tuple[str, int, bool]) -> tuple[Bound | None, float, float]:
-    """:func:`_bound` on the shared problem with one BLAS thread (the processes already use the cores)."""
+def _worker(task: tuple[tuple[str, int, bool], float | None]) -> tuple[Bound | None, float, float]:
+    """:func:`_bound` of ``task`` = (key, allotment) on the shared problem with one BLAS thread (the processes
+    already use the cores)."""
     with threadpool_limits(limits=1):
-        return _bound(_SHARED["problem"], key)
+        return _bound(_SHARED["problem"], *task)
 
 
 def _round(todo: dict, bounds: _Bounds, fraction) -> list[tuple[str, int, bool]]:
@@ -153,15 +157,16 @@ def certified_bands(
     names: Mapping[bool, Sequence[str]],
     heads: Mapping[bool, Certificate],
     headline_k: int,
+    seconds: float | None = None,
     count: int = BAND_BOUNDS,
-    seconds: float = BAND_SECONDS,
     jobs: int | None = None,
 ) -> tuple[dict[bool, list[BandPoint]], list[str]]:
     """Per sign constraint, the band's points on the path's k (ascending); and the notes.
 
     ``tops[nonneg][k]`` is (the best value found at k, its method); ``names[nonneg]`` the bounds;
     ``heads[nonneg]`` the headline certificate at ``headline_k``, which stands for the band there;
-    ``count`` and ``seconds`` the costly bounds' budget (module docstring); ``jobs`` processes compute
+    ``seconds`` (of estimated work; None: unlimited) and ``count`` the costly bounds' budget (module
+    docstring); ``jobs`` processes compute
     each round's bounds (None: one per core; the band is the same for any number).
     """
     jobs = (os.cpu_count() or 1) if jobs is None else jobs
@@ -188,19 +193,23 @@ def certified_bands(
     fork = multiprocessing.get_context("fork") if jobs > 1 else None
     with ProcessPoolExecutor(jobs, mp_context=fork) if fork else nullcontext() as pool:
         while todo and computed < count:
-            if spent >= seconds:
-                notes.append(f"band: no further costly bound started after {seconds:g} s of estimated work")
+            if seconds is not None and spent >= seconds:
+                notes.append(f"band: no further costly bound started after its {seconds:.3g} s of estimated work")
                 break
-            if cpu >= BAND_CPU_NET:
+            if seconds is not None and cpu >= CPU_NET * seconds:
                 notes.append(
-                    f"band: no further costly bound started after {BAND_CPU_NET:g} s of CPU time (a safety net: "
-                    "the band then depends on the machine's speed and load)"
+                    f"band: no further costly bound started after {CPU_NET * seconds:.3g} s of CPU time (a safety "
+                    "net: the band then depends on the machine's speed and load)"
                 )
                 break
             tasks = _round(todo, bounds, fraction)[: count - computed]
+            each = None if seconds is None else (seconds - spent) / (count - computed)  # what is left, shared
             forked = [t for t in tasks if pool is not None and t[0] not in IN_PROCESS]
             here = [t for t in tasks if t not in forked]
-            runs = [*(pool.map(_worker, forked) if pool is not None else []), *map(_worker, here)]
+            runs = [
+                *(pool.map(_worker, [(t, each) for t in forked]) if pool is not None else []),
+                *(_worker((t, each)) for t in here),
+            ]
             for key, (bound, estimated, seconds_used) in zip(forked + here, runs):
                 bounds.done[key] = bound
                 spent += estimated
@@ -233,4 +242,4 @@ def certified_bands(
     return out, notes
 
 
-__all__ = ["BAND_BOUNDS", "BAND_SDP_ITERS", "BAND_SECONDS", "EVERY_K", "certified_bands", "is_costly"]
+__all__ = ["BAND_BOUNDS", "BAND_SDP_ITERS", "CPU_NET", "EVERY_K", "certified_bands", "is_costly"]

@@ -36,9 +36,9 @@ SLOW_ON_PATH = {
     "nspca": "each k needs its own search for the sparsity penalty β; add it with --path-method",
     "exact": "a branch and bound at every k; add it with --path-method",
 }
-#: the exact search is among the default methods up to this many features, with the allotment ``time_limit``
-#: (estimated work): LRS (D = 93) signed k = 5 to 40 proves in 35-267 nodes, pitprops (D = 13) at once;
-#: CBCL (D = 361) k = 10 does not prove in 60 s, and its certificate's screening does better there
+#: the exact search is among the default methods up to this many features, with the allotment ``allot.head``
+#: (estimated work): pitprops (D = 13) proves at once, LRS (D = 93) signed k = 5 to 40 in 35-267 nodes; on
+#: CBCL (D = 361) screening lets it prove k = 10 in 3 CPU s, but not k = 30 or 50, which no bound proves yet
 EXACT_IN_REPORT = 100
 #: the path grid of ``certpca report`` when none is given: 8 geometric steps from 1 to 300 (and k)
 DEFAULT_PATH = "1:300:8"
@@ -52,20 +52,63 @@ GENE_K = 70
 GENE_METHOD = "em"
 #: k-means initialisations per subset (Sigg & Buhmann use 100)
 N_INIT = 100
-#: time limit of the sample-space SDP ``dabe_sdp`` in the certificates at k (its own default is 40 s), in
-#: seconds of estimated work (``certify_vector(fixed_work=True)``, certpca/clock.py ``Work``): it stops
-#: after the steps they allot with its best bound so far, and the page says so; the exact search keeps its own cap.
-#: pbmc at k = 30: about 220 iterations, 39.59 (the former 40 s gave 39.70); leukemia at k = 50
-#: converges in 5 s (reports/bench/report.md)
-SDP_TIME = 6.0
 #: halves of the samples the report's stability section refits on (complementary pairs)
 STABILITY = 50
-#: the bound ``SDP_TIME`` limits
-SDP_BOUND = "dabe_sdp"
-#: the bounds of the certificates at k that get ``time_limit`` as their allotment of estimated work: the
-#: sample-space SDP's Frank-Wolfe steps and the threshold bound's rank-2 sweep, whose steps ran unbounded
-#: on leukemia's second nonnegative component (``--log2 20 --components 3``: over 500,000 steps)
-TIMED_BOUNDS = (SDP_BOUND, "threshold")
+#: the report's budget when none is given (``--budget``): seconds of estimated work (certpca/clock.py ``Work``,
+#: never a clock: the page does not depend on the machine's load) for every certificate and the band, split by
+#: :func:`split_budget`.  60 gives each budgeted bound of the headline certificates 6 s, what dabe_sdp and the
+#: threshold bound had before the report had one budget (pbmc k = 30: dabe_sdp about 220 Frank-Wolfe steps, 39.59;
+#: leukemia k = 50 converges in 5 s; reports/bench/report.md)
+BUDGET = 60.0
+#: the bounds of a certificate that the budget allots work to: those that charge their steps to a ``Work``
+#: (the sample-space SDP's Frank-Wolfe steps, the threshold bound's rank-2 sweep, screening's passes, the exact
+#: search's nodes); every other bound of a certificate is cheap, or runs to its end (docs/certification.md)
+BUDGETED_BOUNDS = ("dabe_sdp", "threshold", "screening", "exact")
+#: the headline certificates' share of the budget (the first component, each sign constraint); the rest goes to
+#: the later components' certificates and the band, equally when both are computed
+HEAD_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class Allotment:
+    """The report's budget split by :func:`split_budget`, in seconds of estimated work: ``head`` for each run of a
+    budgeted bound in a headline certificate, ``later`` in a later component's certificate, ``band`` for the
+    band's costly bounds together."""
+
+    total: float
+    head: float
+    later: float
+    band: float
+
+
+def split_budget(total: float, head_runs: int, later_runs: int, band: bool) -> Allotment:
+    """The budget ``total`` split: ``HEAD_SHARE`` of it in equal allotments over the ``head_runs`` runs of budgeted
+    bounds of the headline certificates; the rest to the ``later_runs`` runs of the later components'
+    certificates and to the ``band`` (half each when both are computed).  A run that charges less than its
+    allotment leaves the rest unspent, so the work charged never exceeds ``total`` (a bound checks its
+    allotment between steps: at most one step over each)."""
+    rest = total * (1 - HEAD_SHARE)
+    later = rest / 2 if later_runs and band else rest if later_runs else 0.0
+    return Allotment(
+        total=total,
+        head=total * HEAD_SHARE / max(head_runs, 1),
+        later=later / later_runs if later_runs else 0.0,
+        band=rest - later if band else 0.0,
+    )
+
+
+def budgeted_runs(names: Sequence[str], nonneg: bool, reused: bool) -> int:
+    """How many runs of budgeted bounds a certificate of the bounds ``names`` computes: one each, a bound with a
+    first run (``BoundSpec.probe``) two; for w ≥ 0 none of a sign-free bound the plain certificate ``reused``
+    hands over, and without it a second of each that has a signed twin (``certify_vector`` computes it)."""
+    runs = 0
+    for n in names:
+        spec = BOUNDS[n]
+        if n not in BUDGETED_BOUNDS or (nonneg and reused and spec.sign_free):
+            continue
+        twin = nonneg and not reused and not spec.sign_free and not spec.nonneg_only
+        runs += 1 + (spec.probe is not None) + twin
+    return runs
 
 
 @dataclass(frozen=True)
@@ -77,8 +120,9 @@ class ReportOptions:
     variance–cardinality path, "" for none), ``path_methods``, ``seed``, ``bounds`` (of the certificate
     at k; None: what ``certpca certify`` runs for the problem's size), ``path_bounds`` (of the band;
     None: the certificate's, certpca/reporting/band.py), ``genes`` (the gene-selection evaluation; None:
-    when the data carry class labels), ``gene_sizes``, ``gene_k``, ``n_init``, ``time_limit`` (of the
-    sample-space SDP, seconds of estimated work, never a clock: the page does not depend on the load),
+    when the data carry class labels), ``gene_sizes``, ``gene_k``, ``n_init``, ``budget`` (seconds of estimated
+    work for every certificate and the band, never a clock: the page does not depend on the load; split by
+    :func:`split_budget`),
     ``stability`` (halves of the samples over which the selected features' stability is measured; 0: none),
     ``command`` (shown on the page), ``progress`` (a progress bar; None: on a terminal).
 
@@ -100,7 +144,7 @@ class ReportOptions:
     gene_sizes: Sequence[int] = GENE_SIZES
     gene_k: int | None = None
     n_init: int = N_INIT
-    time_limit: float | None = SDP_TIME
+    budget: float = BUDGET
     stability: int = STABILITY
     command: str = ""
     progress: bool | None = None
@@ -132,7 +176,7 @@ class Plan:
     gene_sizes: tuple[int, ...] = GENE_SIZES
     gene_k: int = GENE_K
     n_init: int = N_INIT
-    time_limit: float | None = SDP_TIME  # None: a time-limited bound uses its own default
+    allot: Allotment = Allotment(BUDGET, 0.0, 0.0, 0.0)  # the budget split (split_budget)
     stability: int = 0  # halves of the samples for the stability of the selected features (0: none)
     command: str = ""
     notes: tuple[str, ...] = ()  # what the data ruled out and why, for the page and terminal
@@ -143,9 +187,10 @@ class Plan:
         return [m for m in self.methods if (SOLVERS[m].nonneg if nonneg else SOLVERS[m].signed)]
 
     def options_for(self, method: str) -> dict:
-        """The solver options the report sets: the exact search's allotment of estimated work (the page does
-        not depend on the load; the search returns its best vector with its proven gap when it runs out)."""
-        return {"time_limit": self.time_limit} if method == "exact" and self.time_limit is not None else {}
+        """The solver options the report sets: the method exact gets as much estimated work as one run of a
+        budgeted bound in a headline certificate (``allot.head``; a fit, outside the certificates' budget), so
+        the page does not depend on the load; it returns its best vector with its proven gap when it runs out."""
+        return {"time_limit": self.allot.head} if method == "exact" else {}
 
 
 def choose_methods(methods: str | Iterable[str] | None, nonneg_modes: Sequence[bool]) -> tuple[list[str], dict]:
@@ -214,7 +259,7 @@ def resolve(ds: Dataset, problem: Problem, options: ReportOptions) -> Plan:
     if o.methods is None and "exact" in chosen and problem.dim > EXACT_IN_REPORT:
         chosen.remove("exact")
         skipped["exact"] = (
-            f"its search rarely finishes in the report's time limit above {EXACT_IN_REPORT} features "
+            f"its search rarely finishes in the report's allotment above {EXACT_IN_REPORT} features "
             f"(D = {problem.dim}); the certificate's screening and search still prove what they can; "
             "ask for it with --method exact"
         )
@@ -240,7 +285,7 @@ def resolve(ds: Dataset, problem: Problem, options: ReportOptions) -> Plan:
             "the report shares bounds between methods, so the support-specific 'pattern' "
             "bound cannot be used; certify one vector with 'certpca certify --bounds pattern'"
         )
-    time_limit = None if o.time_limit is None else check_float(o.time_limit, "time_limit", low=0.0)
+    budget = check_float(o.budget, "budget", low=0.0)
     labelled = ds.labels is not None and not ds.is_covariance
     want_genes = labelled if o.genes is None else bool(o.genes)
     notes = []
@@ -254,6 +299,12 @@ def resolve(ds: Dataset, problem: Problem, options: ReportOptions) -> Plan:
         notes.append(f"gene selection not run: {why}")
     # the default size is Sigg & Buhmann's 70 genes, or every feature of smaller data; a size asked for must fit
     gene_k = min(GENE_K, problem.dim) if o.gene_k is None else check_cardinality(o.gene_k, problem.dim, "gene_k")
+    head_runs = later_runs = 0
+    for nonneg in modes:
+        runs = budgeted_runs(certificate_bounds(problem, nonneg, head_bounds), nonneg, reused=False in modes)
+        later = budgeted_runs(certificate_bounds(problem, nonneg, head_bounds), nonneg, reused=False)
+        head_runs += runs
+        later_runs += later * (o.components - 1)
     return Plan(
         k=o.k,
         nonneg_modes=modes,
@@ -270,12 +321,18 @@ def resolve(ds: Dataset, problem: Problem, options: ReportOptions) -> Plan:
         gene_sizes=tuple(o.gene_sizes),
         gene_k=gene_k,
         n_init=o.n_init,
-        time_limit=time_limit,
+        allot=split_budget(budget, head_runs, later_runs, band=bool(ks)),
         stability=0 if ds.is_covariance or ds.n_samples is None else check_int(o.stability, "stability", low=0),
         command=o.command,
         notes=tuple(notes),
         progress=o.progress,
     )
+
+
+def certificate_bounds(problem, nonneg: bool, named: Sequence[str] | None) -> list[str]:
+    """The bounds of the report's certificates at k: those ``named`` that apply (:func:`applicable`), or when
+    none are named :func:`headline_bounds`."""
+    return headline_bounds(problem, nonneg) if named is None else applicable(named, problem, nonneg)
 
 
 def headline_bounds(problem, nonneg: bool) -> list[str]:
@@ -307,11 +364,15 @@ __all__ = [
     "N_INIT",
     "Plan",
     "ReportOptions",
-    "SDP_BOUND",
-    "TIMED_BOUNDS",
-    "SDP_TIME",
+    "Allotment",
+    "BUDGET",
+    "BUDGETED_BOUNDS",
+    "HEAD_SHARE",
     "applicable",
+    "budgeted_runs",
+    "certificate_bounds",
     "headline_bounds",
     "choose_methods",
     "resolve",
+    "split_budget",
 ]

@@ -51,13 +51,13 @@ from certpca.problem import Problem
 from certpca.reporting.band import certified_bands
 from certpca.reporting.genes import GENE_REFS, gene_selection_run
 from certpca.reporting.options import (
+    BUDGETED_BOUNDS,
     DEFAULT_METHODS,
-    TIMED_BOUNDS,
     Plan,
     ReportOptions,
     applicable,
+    certificate_bounds,
     choose_methods,
-    headline_bounds,
     resolve,
 )
 from certpca.reporting.saved import (
@@ -267,24 +267,17 @@ def fit_and_certify(
         best = max(mode_fits, key=lambda f: f.components[0].variance)
         if fitted is not None:
             fitted(nonneg, best)
-        names = (
-            headline_bounds(problem, nonneg)
-            if plan.head_bounds is None
-            else applicable(plan.head_bounds, problem, nonneg)
-        )
-        # a sign-free bound of the plain problem is the same number for w >= 0: computed once
-        reuse = (
-            {b.name: b for b in out.shared[False].bounds if BOUNDS[b.name].sign_free}
-            if nonneg and False in out.shared
-            else None
-        )
+        names = certificate_bounds(problem, nonneg, plan.head_bounds)
+        # a sign-free bound of the plain problem is the same number for w >= 0, and every other is the signed twin
+        # that the certificate of w >= 0 compares its own bound with: computed once, by the plain certificate
+        reuse = {b.name: b for b in out.shared[False].bounds} if nonneg and False in out.shared else None
         shared = certify_vector(
             problem,
             best.components[0].weights,
             plan.k,
             nonneg,
             bounds=names,
-            time_limits=_time_limits(plan),
+            time_limits=_allotments(plan.allot.head),
             reuse=reuse,
             fixed_work=True,  # the same page on a busy machine (certpca/clock.py, Work)
         )
@@ -295,12 +288,12 @@ def fit_and_certify(
             if best.order_note():  # the later components were fitted again after the adopted one
                 out.notes.append(f"{best.options['method']}{_suffix(nonneg, ' (nonneg)')}: {best.order_note()}")
         later = (
-            certify_components(best, bounds=names, start=1, time_limits=_time_limits(plan), fixed_work=True)
+            certify_components(best, bounds=names, start=1, time_limits=_allotments(plan.allot.later), fixed_work=True)
             if plan.components > 1
             else []
         )
         computed = [b.name for b in shared.bounds if (reuse or {}).get(b.name) is not b]  # not reused as it was
-        out.notes += _time_notes(shared, computed, plan.time_limit, nonneg)
+        out.notes += _time_notes(shared, computed, plan.allot, nonneg)
         later_saved = [None if c is None else SavedCertificate.of(c) for c in later]
         out.bounds[nonneg] = names
         out.shared[nonneg] = shared
@@ -321,25 +314,32 @@ def fit_and_certify(
     return out
 
 
-def _time_limits(plan: Plan) -> dict[str, float]:
-    """The report's time limit, for the sample-space SDP and the threshold bound's rank-2 sweep
-    (``TIMED_BOUNDS``): the exact search of small problems keeps its own cap (it decides "proven
-    optimal").  Each is an allotment of estimated work, not a clock (``fixed_work``): the bound runs the
-    steps its size predicts for that many seconds."""
-    return {} if plan.time_limit is None else dict.fromkeys(TIMED_BOUNDS, plan.time_limit)
+def _allotments(seconds: float) -> dict[str, float]:
+    """Each budgeted bound's allotment of the report's budget (``BUDGETED_BOUNDS``, split by
+    :func:`certpca.reporting.options.split_budget`): seconds of estimated work, not a clock (``fixed_work``):
+    the bound runs the steps its size predicts for that many seconds, and keeps its best bound so far."""
+    return dict.fromkeys(BUDGETED_BOUNDS, seconds)
 
 
-def _time_notes(cert: Certificate, names: list[str], time_limit: float | None, nonneg: bool) -> list[str]:
-    """A note when the certificate computed the sample-space SDP itself (``names``) and it stopped at
-    ``time_limit`` before converging."""
-    timed = [
-        b.name for b in cert.bounds if b.name in TIMED_BOUNDS and b.name in names and b.params.get("time_limit_reached")
-    ]
-    if time_limit is None or not timed:
+def _cut(b) -> bool:
+    """Whether a budgeted bound stopped at its allotment: the SDP's and the sweep's flag, screening stopped
+    before its passes ended, or the exact search (screening's, or its own) stopped unproven."""
+    p = b.params
+    return bool(
+        p.get("time_limit_reached") or p.get("screening_stopped") or (b.name == "exact" and not p.get("proven"))
+    )
+
+
+def _time_notes(cert: Certificate, names: list[str], allot, nonneg: bool) -> list[str]:
+    """A note when the certificate computed a budgeted bound itself (``names``) and it stopped at its
+    allotment of the budget before converging."""
+    timed = [b.name for b in cert.bounds if b.name in BUDGETED_BOUNDS and b.name in names and _cut(b)]
+    if not timed:
         return []
     return [
-        f"certificate at k{_suffix(nonneg, ' (nonnegative)')}: {', '.join(timed)} reached its time limit of "
-        f"{time_limit:g} s (--time-limit) before converging; a larger limit can tighten the bound"
+        f"certificate at k{_suffix(nonneg, ' (nonnegative)')}: {', '.join(timed)} used its allotment of "
+        f"{allot.head:.3g} s of estimated work (--budget {allot.total:g}) before converging; a larger budget can "
+        "tighten the bound"
     ]
 
 
@@ -431,7 +431,7 @@ def path_and_band(
         chosen = fitted.bounds.get(nonneg, []) if plan.band_bounds is None else plan.band_bounds
         names[nonneg] = applicable(chosen, problem, nonneg)
     heads = {} if plan.band_bounds is not None else dict(fitted.shared)
-    points, band_notes = certified_bands(problem, tops, names, heads, plan.k)
+    points, band_notes = certified_bands(problem, tops, names, heads, plan.k, seconds=plan.allot.band)
     notes += band_notes
     bands = [Band(nonneg=nonneg, bounds=names[nonneg], points=points[nonneg]) for nonneg in tops]
     step("band")
@@ -549,6 +549,7 @@ def compute(ds: Dataset, problem: Problem, plan: Plan) -> ReportRun:
         bounds={("nonneg" if nn else "sparse"): v for nn, v in fitted.bounds.items()},
         path_bounds=sorted({n for b in bands for n in b.bounds}, key=list(BOUNDS).index),
         genes=plan.genes,
+        budget=plan.allot.total,
     )
     return ReportRun(
         command=plan.command,

@@ -109,6 +109,7 @@ class Settings(Saved):
     bounds: dict[str, list[str]]  # "sparse" / "nonneg" -> bound names of the certificate at k
     path_bounds: list[str]
     genes: bool
+    budget: float | None = None  # seconds of estimated work for the certificates and the band (--budget)
 
 
 @dataclass

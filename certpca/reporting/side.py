@@ -4,8 +4,8 @@ The gene-selection evaluation and the stability refits read the data and a metho
 run in a child process forked when their inputs are known, while the report's own process fits,
 certifies and traces the path.  A child computes exactly what the report's process would (the same
 code on a copy of the same memory, seeded alike), so the page is the same with one process or several;
-the budgets of the certificates are CPU seconds of their own process (:mod:`certpca.clock`), which the
-children do not spend.  Only the result comes back, pickled through a pipe.
+the report's budget is estimated work that its certificates and band charge (:mod:`certpca.clock`, ``Work``),
+which the children do not spend.  Only the result comes back, pickled through a pipe.
 
 Without ``fork`` (or with one core, or ``jobs=1``) the work runs in this process when its result is
 asked for.  A child never runs a bound solved inside cvxpy (reporting/band.py, ``IN_PROCESS``: a

@@ -32,13 +32,13 @@ def test_pitprops_is_reported_proven_optimal():
     assert "proven optimal" in html and "optimal: no" not in html and ">no<" not in html
 
 
-def test_the_sdp_time_limit_is_stated_and_sign_free_bounds_are_shared():
+def test_the_budget_cut_is_stated_and_sign_free_bounds_are_shared():
     rng = np.random.default_rng(3)
     X = rng.normal(size=(10, 30)) * rng.uniform(0.3, 2.0, 30)  # wide: a factor, where dabe_sdp applies
     ds = prepare(
         Dataset("wide", X, pd.Index([f"g{j}" for j in range(30)]), pd.Index([f"s{i}" for i in range(10)]), None)
     )
-    run = _quick(ds, k=3, genes=False, bounds="lambda1,dabe,threshold,dabe_sdp", time_limit=0.0)
+    run = _quick(ds, k=3, genes=False, bounds="lambda1,dabe,threshold,dabe_sdp", budget=0.0)
     plain, nonneg = (run.best_fit(nn).certificate for nn in (False, True))
     for cert in (plain, nonneg):
         assert [b.name for b in cert.bounds] == ["lambda1", "dabe", "threshold", "dabe_sdp"]  # none skipped
@@ -48,20 +48,21 @@ def test_the_sdp_time_limit_is_stated_and_sign_free_bounds_are_shared():
     for b in nonneg.bounds:
         if b.name in ("lambda1", "dabe", "dabe_sdp"):
             assert b == shared[b.name]
-    stated = [n for n in run.notes if "time limit" in n]
+    stated = [n for n in run.notes if "allotment" in n]
     # the threshold bound's rank-2 sweep has the same allotment; the nonnegative certificate reused dabe_sdp
     # (no note of its own for it) and computed its own threshold bound
     assert sorted(stated) == [
-        "certificate at k (nonnegative): threshold reached its time limit of 0 s (--time-limit) before "
-        "converging; a larger limit can tighten the bound",
-        "certificate at k: threshold, dabe_sdp reached its time limit of 0 s (--time-limit) before converging; "
-        "a larger limit can tighten the bound",
+        "certificate at k (nonnegative): threshold used its allotment of 0 s of estimated work (--budget 0) "
+        "before converging; a larger budget can tighten the bound",
+        "certificate at k: threshold, dabe_sdp used its allotment of 0 s of estimated work (--budget 0) before "
+        "converging; a larger budget can tighten the bound",
     ]
-    assert "dabe_sdp reached its time limit of 0 s" in render(run)
-    # a limit the bound did not reach is not mentioned
-    roomy = _quick(ds, k=3, genes=False, bounds="lambda1,dabe,threshold,dabe_sdp", time_limit=600.0)
+    assert "dabe_sdp used its allotment of 0 s" in render(run)
+    # an allotment the bound did not use up is not mentioned: 3 runs (plain threshold and dabe_sdp, nonnegative
+    # threshold) share half the budget, 600 s each
+    roomy = _quick(ds, k=3, genes=False, bounds="lambda1,dabe,threshold,dabe_sdp", budget=3600.0)
     assert not roomy.best_fit(False).certificate.bounds[-1].params["time_limit_reached"]
-    assert not [n for n in roomy.notes if "time limit" in n]
+    assert not [n for n in roomy.notes if "allotment" in n]
 
 
 def test_the_report_says_which_bound_stopped_where_it_could_not_win():

@@ -61,13 +61,14 @@ def test_the_plan_is_decided_up_front_and_frozen():
 
 
 def test_the_exact_search_is_a_default_method_of_small_problems_with_the_reports_allotment():
-    """Up to EXACT_IN_REPORT features the default methods include exact, given the report's time limit as
-    its allotment of estimated work; above, it is left out with the reason (and still runs when named)."""
+    """Up to EXACT_IN_REPORT features the default methods include exact, with one headline run's allotment of
+    estimated work; above, it is left out with the reason (and still runs when named)."""
     from certpca.reporting.options import EXACT_IN_REPORT
 
     small = certpca.load("pitprops")
-    plan = resolve(small, small.problem(), ReportOptions(k=4, time_limit=2.0))
-    assert "exact" in plan.methods and plan.options_for("exact") == {"time_limit": 2.0}
+    plan = resolve(small, small.problem(), ReportOptions(k=4, budget=20.0))
+    assert "exact" in plan.methods and plan.options_for("exact") == {"time_limit": plan.allot.head}
+    assert 0 < plan.allot.head <= 10.0
     assert plan.options_for("em") == {} and "exact" not in plan.on_path
     wide = certpca.load("cbcl")
     assert wide.problem().dim > EXACT_IN_REPORT

@@ -1,0 +1,87 @@
+"""The report's one budget (``--budget``, reporting/options.py ``split_budget``): the work its bounds charge stays
+within it.
+
+Every bound that charges its steps gets an allotment of estimated work (certpca/clock.py ``Work``): the runs of
+the budgeted bounds in the certificates at k and the band's costly bounds (what one leaves, the band hands on).
+Here every ``Work`` the report creates is recorded: the work charged must add up to at most the budget, each
+allotment be exceeded by at most one step, and nothing may charge an unlimited one.  Estimated work is
+counted, never a clock, so nothing here is timed.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from certpca.clock import Work
+from certpca.data import Dataset, prepare
+from certpca.reporting import ReportOptions, compute_run
+from certpca.reporting.options import split_budget
+
+
+def test_the_split_gives_the_headline_half_and_shares_the_rest():
+    alone = split_budget(60.0, head_runs=5, later_runs=0, band=True)
+    assert (alone.head, alone.later, alone.band) == (6.0, 0.0, 30.0)
+    three = split_budget(60.0, head_runs=5, later_runs=10, band=True)
+    assert (three.head, three.later, three.band) == (6.0, 1.5, 15.0)  # the headline keeps its allotments
+    no_band = split_budget(60.0, head_runs=5, later_runs=10, band=False)
+    assert (no_band.later, no_band.band) == (3.0, 0.0)
+    for s in (alone, three, no_band):
+        assert 5 * s.head + 10 * s.later * (s is not alone) + s.band <= 60.0
+
+
+@pytest.fixture
+def works(monkeypatch):
+    """Every Work created with no parent (an allotment, or an unlimited one), and the largest single charge of
+    each; one process, so that the band's bounds charge here too."""
+    made: list[Work] = []
+    largest: dict[int, float] = {}
+    init, charge = Work.__init__, Work.charge
+
+    def recording_init(self, seconds=None, parent=None):
+        init(self, seconds, parent)
+        if parent is None:
+            made.append(self)
+
+    def recording_charge(self, seconds):
+        largest[id(self)] = max(largest.get(id(self), 0.0), seconds)
+        charge(self, seconds)
+
+    monkeypatch.setattr(Work, "__init__", recording_init)
+    monkeypatch.setattr(Work, "charge", recording_charge)
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)  # no forked band workers or side processes
+    return made, largest
+
+
+def test_the_work_charged_stays_within_the_budget(works):
+    made, largest = works
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(12, 40)) * rng.uniform(0.3, 2.0, 40)  # wide: a factor, where dabe_sdp applies
+    genes, samples = pd.Index([f"g{j}" for j in range(40)]), pd.Index([f"s{i}" for i in range(12)])
+    ds = prepare(Dataset("wide", X, genes, samples, None))
+    budget = 1.0
+    options = ReportOptions(
+        k=5,
+        methods="em,threshold",
+        components=2,
+        bounds="lambda1,dabe,threshold,screening,dabe_sdp",
+        path="2,5,10,20",
+        budget=budget,
+        genes=False,
+        stability=0,
+        progress=False,
+    )
+    run = compute_run(ds, options)
+    assert run.settings.budget == budget
+    allotted = [w for w in made if w.seconds is not None and math.isfinite(w.seconds)]
+    unlimited = [w for w in made if w not in allotted]  # None or inf: a bound with a time option outside the budget
+    assert all(w.spent == 0 for w in unlimited)  # nothing charged outside the budget
+    for w in allotted:  # a bound checks its allotment between steps: at most one step beyond it
+        assert w.spent <= w.seconds + largest.get(id(w), 0.0)
+    assert any(w.spent >= w.seconds > 0 for w in allotted)  # the budget did cut something: the test has teeth
+    charged = sum(w.spent for w in allotted)
+    assert charged <= budget + sum(largest.get(id(w), 0.0) for w in allotted)
