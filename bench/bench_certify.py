@@ -15,6 +15,7 @@ BLAS thread.
     python bench/bench_certify.py        # writes reports/bench/certify.md
     python bench/bench_certify.py --screening-only   # only the issue-28 section (about 20 min)
     python bench/bench_certify.py --expression-only  # only the expression sets at k <= 50 (about 30 min)
+    python bench/bench_certify.py --expression-only khan cbcl  # only these data sets' rows, in this order
 
 The issue-28 section (Schur screening, then the exact search on the features left) certifies
 each row twice in one run: with the default bounds but ``screening`` ("today") and with all
@@ -167,13 +168,15 @@ def _cost_order():
         REGISTRY.update(saved)
 
 
-def expression_section() -> str:
+def expression_section(names: list[str] | None = None) -> str:
     """Issue 28's expression rows: the default certificate (15 CPU s) of the default solver's vector, with the
-    computing order of :func:`certpca.certification.certificate.computing_order` and with the cost order."""
+    computing order of :func:`certpca.certification.certificate.computing_order` and with the cost order.
+    ``names``: only these data sets, in this order (all when None)."""
     load = os.getloadavg()[0]
     lines = []
+    cases = EXPRESSION_CASES if not names else [c for n in names for c in EXPRESSION_CASES if c[0] == n]
     with threadpool_limits(1):
-        for name, kw, k, nonneg, goal in EXPRESSION_CASES:
+        for name, kw, k, nonneg, goal in cases:
             P = datasets.load(name, **kw).problem()
             best = solve(P, k, nonneg=nonneg, method="auto")
             with _cost_order():
@@ -189,10 +192,12 @@ def expression_section() -> str:
                 f"| {old.certified_fraction:.2%} | {old.winner} | {t_old:.1f} | {new.certified_fraction:.2%} "
                 f"| {new.winner} | {new.upper_bound / new.value:.4f} | {t_new:.1f} | {goal:.1%}: {met} |"
             )
+            print(lines[-1], flush=True)  # a row as soon as it is measured: a run cut short keeps its rows
     head = [
         EXPRESSION_HEADING,
         "",
-        f"Command: `OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python bench/bench_certify.py --expression-only`; "
+        f"Command: `OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python bench/bench_certify.py --expression-only"
+        f"{''.join(' ' + n for n in names or [])}`; "
         f"{os.cpu_count()} cores shared with other jobs (load average {load:.1f} at the start, "
         f"{os.getloadavg()[0]:.1f} at the end), one BLAS thread. Vector: the default solver's (`auto`). Each "
         "certificate is the default one (every applicable bound, 15 CPU s budget), computed twice in one run: "
@@ -229,7 +234,8 @@ def _prep(kw: dict) -> str:
 
 def main():
     if "--expression-only" in sys.argv:
-        publish("certify.md", _with_section(EXPRESSION_HEADING, expression_section()))
+        names = sys.argv[sys.argv.index("--expression-only") + 1 :]  # data sets to measure, in order (all: none)
+        publish("certify.md", _with_section(EXPRESSION_HEADING, expression_section(names)))
         return
     if "--screening-only" in sys.argv:
         publish("certify.md", _with_section(SCREENING_HEADING, screening_section()))

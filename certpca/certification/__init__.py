@@ -9,6 +9,7 @@ OPT(k, nonneg) = max wᵀCw over unit w with ‖w‖₀ ≤ k (and w ≥ 0).  Mo
 * :mod:`~certpca.certification.lowrank` — the spannogram bound and the rank-d split;
 * :mod:`~certpca.certification.relax` — the SDP relaxations (cvxpy proposes, numpy certifies);
 * :mod:`~certpca.certification.sdp_sample` — the dABE ℓ0 SDP in sample space by Frank–Wolfe;
+* :mod:`~certpca.certification.sdp_matrix` — the same bound with a matrix multiplier Z in place of ρI;
 * :mod:`~certpca.certification.threshold` — threshold C, split into connected components;
 * :mod:`~certpca.certification.exact` — branch and bound over supports;
 * :mod:`~certpca.certification.registry` — REGISTRY, the names of all bounds;
@@ -34,6 +35,7 @@ from certpca.certification.lowrank import spannogram_bound, split_bound
 from certpca.certification.numerics import Bound, NotApplicable
 from certpca.certification.registry import REGISTRY, default_bounds, parse_bounds
 from certpca.certification.relax import dnn_sdp_bound, dspca_sdp_bound
+from certpca.certification.sdp_matrix import matrix_dabe_bound
 from certpca.certification.sdp_sample import dabe_sdp_bound
 from certpca.certification.spec import BoundSpec
 from certpca.certification.spectral import (
@@ -56,6 +58,7 @@ __all__ = [
     "certify_vector",
     "dabe_bound",
     "dabe_sdp_bound",
+    "matrix_dabe_bound",
     "default_bounds",
     "dnn_dual_bound",
     "dnn_sdp_bound",

@@ -7,7 +7,17 @@ beside its bound's code and carries its cost class, description and citation.
 
 from __future__ import annotations
 
-from certpca.certification import duals, exact, lowrank, relax, screening, sdp_sample, spectral, threshold
+from certpca.certification import (
+    duals,
+    exact,
+    lowrank,
+    relax,
+    screening,
+    sdp_matrix,
+    sdp_sample,
+    spectral,
+    threshold,
+)
 from certpca.certification.spec import COST_EIGEN, BoundSpec
 from certpca.errors import InputError
 
@@ -23,6 +33,7 @@ REGISTRY: dict[str, BoundSpec] = {
             *screening.SPECS,
             *relax.SPECS,
             *sdp_sample.SPECS,
+            *sdp_matrix.SPECS,
             *exact.SPECS,
         ],
         key=lambda s: s.cost,

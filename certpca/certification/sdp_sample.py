@@ -217,12 +217,10 @@ class _Sample:
         return scipy.linalg.eigh((G + G.T) / 2, subset_by_index=[self.r - 1, self.r - 1], check_finite=False)[1][:, 0]
 
 
-def dual_value(F, asq, rho, k, act, y, ferr) -> float:
-    """Safe value of (B) at ρ with unit directions y (columns, for the features ``act``).
-
-    Special Y_i = b bᵀ/gap where the gap is large enough, (B_i)₊ otherwise, 0 for
-    ‖a_i‖² ≤ ρ; margins of the module docstring.
-    """
+def _dual_terms(F, asq, rho, act, y):
+    """The dual point of (B) from unit directions y (columns, for the features ``act``): (W, coef, Σ of the
+    rounding shifts of the active and of the other features, Σ coef_i‖w_i‖²) with ΣY_i = W diag(coef) Wᵀ;
+    margins of the module docstring."""
     r = F.shape[0]
     Fa = F[:, act]
     s = np.sum(Fa * y, axis=0)
@@ -246,6 +244,17 @@ def dual_value(F, asq, rho, k, act, y, ferr) -> float:
     # inactive features (‖a_i‖² ≤ ρ in floating point): Y_i = 0, within τ of (B_i)₊
     tau_out = PATTERN_TAU_FALLBACK * (r + PATTERN_TAU_ROWS) * EPS * float(np.sum(np.delete(asq, act) + rho))
     weight = float(np.sum(coef * np.sum(W * W, axis=0)))  # Σ coef_i‖w_i‖²
+    return W, coef, float(np.sum(tau)), tau_out, weight
+
+
+def dual_value(F, asq, rho, k, act, y, ferr) -> float:
+    """Safe value of (B) at ρ with unit directions y (columns, for the features ``act``).
+
+    Special Y_i = b bᵀ/gap where the gap is large enough, (B_i)₊ otherwise, 0 for
+    ‖a_i‖² ≤ ρ; margins of the module docstring.
+    """
+    r = F.shape[0]
+    W, coef, tau, tau_out, weight = _dual_terms(F, asq, rho, act, y)
     if len(act) < r:
         # the smaller Gram: (W√coef)ᵀ(W√coef) has the nonzero eigenvalues of W coef Wᵀ; entry error:
         # r roundings of the inner product, the square root and the two scalings
@@ -256,8 +265,17 @@ def dual_value(F, asq, rho, k, act, y, ferr) -> float:
         M = (W * coef) @ W.T
         form = gamma(len(act) + 2) * weight
     lam, _ = lmax_upper((M + M.T) / 2, form)
-    v = k * rho + lam + float(np.sum(tau)) + tau_out + ferr
+    v = k * rho + lam + tau + tau_out + ferr
     return safe(v + gamma(4) * abs(v))
+
+
+def dual_matrix(F, asq, rho, act, y) -> tuple[np.ndarray, float]:
+    """(M, e): the r × r matrix M formed for ΣY_i of :func:`dual_value`'s dual point and e with
+    Y_i* ⪰ B_i, Y_i* ⪰ 0 exactly for some Y_i* with ΣY_i* ⪯ M + e·I (forming error γ·Σcoef_i‖w_i‖² in
+    spectral norm, symmetrisation included, plus the rounding shifts τ_i)."""
+    W, coef, tau, tau_out, weight = _dual_terms(F, asq, rho, act, y)
+    M = (W * coef) @ W.T
+    return (M + M.T) / 2, gamma(len(act) + 3) * weight + tau + tau_out
 
 
 def _frank_wolfe(S: _Sample, X, iters, k, F, asq, ferr, deadline, target=math.inf, only_at_start=False):

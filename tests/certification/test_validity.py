@@ -15,6 +15,7 @@ from certpca.certification import (
     dspca_sdp_bound,
     gershgorin_bound,
     lambda1_bound,
+    matrix_dabe_bound,
     pattern_bound,
     perron_bound,
     spannogram_bound,
@@ -24,6 +25,7 @@ from certpca.certification import (
 )
 from certpca.certification.exact import exact
 from certpca.certification.screening import screening_bound
+from certpca.clock import Work
 from certpca.problem import Problem
 from tests.brute import brute_force, random_psd
 
@@ -114,6 +116,8 @@ def test_relaxations_on_random_subset(chunk):
         sdp_ratios.append(b.value / opt)
         bs = dabe_sdp_bound(P, k, nonneg, coarse_iters=8, fine_iters=20)
         assert bs.value >= opt, (fam, nonneg, D, k, opt, bs.value, bs.params)
+        bz = matrix_dabe_bound(P, k, nonneg, time_limit=Work(2.0), outer=3, steps=20)
+        assert bz.value >= opt, (fam, nonneg, D, k, opt, bz.value, bz.params)
         if nonneg:
             bn = dnn_sdp_bound(P, k, nonneg)
             assert bn.value >= opt, (fam, D, k, opt, bn.value, bn.params)

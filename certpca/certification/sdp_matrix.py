@@ -1,0 +1,226 @@
+"""The dABE sample-space bound with a matrix multiplier Z in place of ρI (docs/certification.md §8a).
+
+With C = FᵀF (columns a_i), any Z ⪰ 0 and any Y_i ⪰ a_ia_iᵀ − Z, Y_i ⪰ 0,
+
+    OPT ≤ λmax(kZ + Σ_i Y_i).                                                    (Z)
+
+Why: for an optimal support S (|S| ≤ k) and the top eigenvector x of C_SS,
+OPT = Σ_{i∈S}(a_iᵀx)² = Σ_{i∈S}[xᵀZx + xᵀ(a_ia_iᵀ − Z)x] ≤ k·xᵀZx + Σ_i xᵀY_ix.  Z = ρI is
+d'Aspremont, Bach & El Ghaoui's bound (JMLR 2008, §4; :mod:`~certpca.certification.sdp_sample`); a
+general Z is the multiplier of the constraint Σ_i P_i ⪯ kX, which rank-one points (P_i = u_i·xxᵀ,
+Σu_i ≤ k) satisfy and the relaxation's optimum need not: on khan k = 20 its X has a direction with
+Σ P_i = 27 X (certpca's own strengthening).  a_ia_iᵀ − Z has at most one positive eigenvalue, so
+Y_i = b bᵀ/δ with b = (a_ia_iᵀ − Z)y, δ = yᵀ(a_ia_iᵀ − Z)y > 0 is such a point (as in (B)).
+
+Search: from dABE's best ρ (:func:`~certpca.certification.sdp_sample.dabe_sdp_bound`), Frank–Wolfe on
+max_X k⟨Z, X⟩ + Σ_i λmax(X^½(a_ia_iᵀ − Z)X^½)₊ over the spectraplex (the roots of the secular equation
+1 = Σ_j c_j²/(λ + w_j) in the eigenbasis of X^½ZX^½), then a projected subgradient step on Z along
+kX − Σ_i P_i; every dual point is certified, the smallest kept (with dABE's own bound).
+
+Certification (floating point): with R = Z^½ as stored (any symmetric R; Z := R² exactly), F̃ = R⁻¹F
+(stored) and ã_i its columns, (Z) is the bound (B) at ρ = 1 for F̃ read through R: OPT(F'ᵀF') ≤
+λmax(R(kI + ΣỸ_i)R) for F' = RF̃, with Ỹ_i from :func:`~certpca.certification.sdp_sample.dual_matrix`
+(ΣỸ_i* ⪯ M + e·I, its margins).  Added: e·‖R‖_F², the forming error γ_{2r+2}‖|R||H||R|‖_F of
+R H R and the rounding of kI + M, the Weyl margin, ‖FᵀF − F'ᵀF'‖₂ ≤ ‖E‖(2‖F‖_F + ‖E‖) with
+E = F − RF̃ bounded by its computed value plus γ_{r+2}‖|R||F̃| + |F|‖_F, ‖C − FᵀF‖, then relative γ_4
+and 1e-10.  It ignores w ≥ 0 (valid, weaker there).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from certpca.certification.duals import factor_with_error
+from certpca.certification.numerics import (
+    EPS,
+    FLOP_RATE,
+    TINY,
+    Bound,
+    NotApplicable,
+    check_k,
+    deadline_after,
+    gamma,
+    safe,
+    timed,
+)
+from certpca.certification.sdp_sample import MAX_SAMPLES, MIX, _roots, dabe_sdp_bound, dual_matrix, step_seconds
+from certpca.certification.spec import COST_SDP, DABE, BoundSpec
+from certpca.margins import lmax_upper
+
+#: share of the time limit given to dABE's own search (its ρ is the starting Z = ρI)
+DABE_SHARE = 0.4
+
+#: Frank–Wolfe steps per Z, Z steps, and the first step on Z (× ρ, along the unit subgradient), halved
+#: whenever a step's certified bound is worse than the one before (alon k = 20: 0.2 took 1.105 to 1.013 in
+#: 6 steps; khan k = 20 oscillated at 0.2 and went 1.084 → 1.073 at 0.1)
+STEPS = 150
+OUTER = 12
+ETA = 0.2
+
+#: Z's eigenvalues are kept at least this × ρ (R = Z^½ invertible)
+Z_FLOOR = 1e-3
+
+#: Frank–Wolfe at one Z stops at this relative gap between the (unsafe) dual and the primal value
+STOP_GAP = 1e-3
+
+#: a step's r × r eigenproblems (X^½, X^½ZX^½ in each of ~3 line-search points, Z⁻¹ and the direction),
+#: operations per r³, charged beside dABE's step model: measured at one BLAS thread, CPU time, load 9,
+#: CBCL r = 361: 0.18 s a step (0.02 s in dABE's model alone), khan r = 63: 0.027 s (0.022 s)
+CUBE_OPS = 340
+
+
+def _sqrt_psd(A: np.ndarray, floor: float = 0.0) -> np.ndarray:
+    a, Q = np.linalg.eigh((A + A.T) / 2)
+    return (Q * np.sqrt(np.maximum(a, floor))) @ Q.T
+
+
+def _primal(F: np.ndarray, X: np.ndarray, Z: np.ndarray, k: int):
+    """(k⟨Z, X'⟩ + Σ_i h_i(X'), p with P_i = p_ip_iᵀ (0 where h_i = 0), unit y_i) at X' = (1 − MIX)X + MIX·I/r."""
+    r = F.shape[0]
+    Xm = (1 - MIX) * X + MIX * np.eye(r) / r
+    Xh = _sqrt_psd(Xm)
+    w, U = np.linalg.eigh(Xh @ Z @ Xh)
+    w = np.maximum(w, TINY)
+    c = U.T @ (Xh @ F)
+    c2 = c * c
+    act = np.sum(c2 / w[:, None], axis=0) > 1  # λmax(ccᵀ − W) > 0
+    lam = np.zeros(F.shape[1])
+    if act.any():  # Σ_j c_j²/(λ + w_j) = 1 is _roots' equation with x = w, ρ = 1 and c² / w
+        lam[act] = _roots(w, c2[:, act] / w[:, None], 1.0)
+    v = c / (lam[None, :] + w[:, None])
+    v = v / np.maximum(np.linalg.norm(v, axis=0), TINY)
+    p = Xh @ (U @ v)
+    p[:, ~act] = 0.0
+    y = p / np.maximum(np.linalg.norm(p, axis=0), TINY)
+    return float(np.sum(lam)) + k * float(np.sum(Z * Xm)), p, y
+
+
+def _direction(F: np.ndarray, Z: np.ndarray, y: np.ndarray, k: int) -> tuple[float, np.ndarray]:
+    """(λmax, top eigenvector) of kZ + ΣY_i from unit y_i (unsafe: the Frank–Wolfe step only); a feature
+    with no usable y_i takes y_i ∝ Z⁻¹a_i (δ > 0 exactly when a_iᵀZ⁻¹a_i > 1)."""
+    Zi = np.linalg.inv(Z)
+    ZiF = Zi @ F
+    on = np.sum(F * ZiF, axis=0) > 1
+    A, Y = F[:, on], y[:, on]
+    s = np.sum(A * Y, axis=0)
+    d = s * s - np.sum(Y * (Z @ Y), axis=0)
+    bad = d <= 1e-6 * np.sum(A * A, axis=0)
+    Y[:, bad] = ZiF[:, on][:, bad] / np.linalg.norm(ZiF[:, on][:, bad], axis=0)
+    s = np.sum(A * Y, axis=0)
+    d = s * s - np.sum(Y * (Z @ Y), axis=0)
+    B = A * s - Z @ Y
+    G = k * Z + (B / d) @ B.T
+    vals, vecs = np.linalg.eigh((G + G.T) / 2)
+    return float(vals[-1]), vecs[:, -1]
+
+
+def certified_value(F: np.ndarray, ferr: float, R: np.ndarray, y: np.ndarray, k: int) -> float:
+    """Safe value of (Z) for Z = R² (R symmetric, invertible) with directions y (r × D, unit or 0 columns)."""
+    r = F.shape[0]
+    Ft = np.linalg.solve(R, F)
+    asq = np.einsum("ij,ij->j", Ft, Ft)
+    act = np.flatnonzero(asq > 1.0)
+    yt = R @ y[:, act]
+    n = np.linalg.norm(yt, axis=0)
+    yt = np.where(n > 0, yt / np.where(n > 0, n, 1.0), Ft[:, act] / np.sqrt(asq[act]))
+    M, e = dual_matrix(Ft, asq, 1.0, act, yt)
+    H = M + k * np.eye(r)
+    e = e + 2 * EPS * (k + float(np.max(np.abs(np.diag(M)), initial=0.0)))  # the diagonal's rounding
+    T = R @ H @ R
+    aR = np.abs(R)
+    t_form = gamma(2 * r + 2) * float(np.linalg.norm(aR @ np.abs(H) @ aR))
+    lam, _ = lmax_upper((T + T.T) / 2, t_form + EPS * float(np.linalg.norm(T)))
+    E = F - R @ Ft
+    e_norm = float(np.linalg.norm(E)) + gamma(r + 2) * float(np.linalg.norm(aR @ np.abs(Ft) + np.abs(F)))
+    f_norm = float(np.linalg.norm(F))
+    v = lam + e * float(np.linalg.norm(R)) ** 2 * (1 + gamma(r + 2)) + e_norm * (2 * f_norm + e_norm) + ferr
+    return safe(v + gamma(4) * abs(v))
+
+
+def _frank_wolfe(F, X, Z, k, steps, deadline, step):
+    """Frank–Wolfe at fixed Z from X (geometric line search as in sdp_sample): (X, p, y, primal value)."""
+    f, p, y = _primal(F, X, Z, k)
+    t = 0.5
+    for _ in range(steps):
+        ub, u = _direction(F, Z, y, k)
+        if ub - f <= STOP_GAP * ub or deadline.passed():
+            break
+        D = np.outer(u, u) - X
+        f2, p2, y2 = _primal(F, X + t * D, Z, k)
+        if f2 > f:
+            while t < 1.0:
+                t2 = min(1.0, 2 * t)
+                f3, p3, y3 = _primal(F, X + t2 * D, Z, k)
+                if f3 <= f2:
+                    break
+                t, f2, p2, y2 = t2, f3, p3, y3
+        else:
+            for _ in range(40):
+                t = t / 2
+                f2, p2, y2 = _primal(F, X + t * D, Z, k)
+                if f2 > f:
+                    break
+        if f2 > f:
+            X, f, p, y = X + t * D, f2, p2, y2
+        deadline.charge(step)
+    return X, p, y, f
+
+
+@timed
+def matrix_dabe_bound(
+    problem, k, nonneg=False, *, time_limit=60.0, steps: int = STEPS, outer: int = OUTER, eta: float = ETA
+) -> Bound:
+    """OPT ≤ λmax(kZ + ΣY_i) (module docstring, (Z)), Z from projected subgradient steps started at dABE's
+    best ρI; the minimum of dABE's bound and every certified (Z) point.  Each Frank–Wolfe step is charged
+    to ``time_limit`` (:mod:`certpca.clock`) at :func:`~certpca.certification.sdp_sample.step_seconds`."""
+    k = check_k(problem, k)
+    deadline = deadline_after(time_limit)
+    first = dabe_sdp_bound(problem, k, nonneg, time_limit=deadline.within(DABE_SHARE * deadline.left()))
+    F, ferr = factor_with_error(problem)
+    r = F.shape[0]
+    if r > MAX_SAMPLES:
+        raise NotApplicable(f"r × r eigenproblems per step with r = {r} > {MAX_SAMPLES}")
+    rho = float(first.params["rho"])
+    step = step_seconds(r, F.shape[1]) + CUBE_OPS * r**3 / FLOP_RATE
+    Z, X = rho * np.eye(r), np.eye(r) / r
+    best, done, last = first.value, 0, math.inf
+    for _ in range(outer):
+        if deadline.passed():
+            break
+        X, p, y, _f = _frank_wolfe(F, X, Z, k, steps, deadline, step)
+        value = certified_value(F, ferr, _sqrt_psd(Z), y, k)
+        best = min(best, value)
+        eta = eta / 2 if value > last else eta
+        last = value
+        done += 1
+        g = k * ((1 - MIX) * X + MIX * np.eye(r) / r) - p @ p.T  # a subgradient of the dual function at Z
+        gn = float(np.linalg.norm(g))
+        if not math.isfinite(gn) or gn == 0.0:
+            break
+        Z = _sqrt_psd(Z - eta * rho * g / gn, math.sqrt(Z_FLOOR * rho))
+        Z = Z @ Z
+    return Bound(
+        best,
+        "dabe_sdp_matrix",
+        {"rho": rho, "dabe_sdp": first.value, "z_steps": done, "time_limit_reached": deadline.passed()},
+        0.0,
+        "λmax(kZ + ΣY_i) for Z = R², certified as (B) at ρ = 1 for R⁻¹F read through R: dABE's margins, "
+        "forming errors of R(kI + M)R and of R·R⁻¹F, Weyl margin, ‖C − FᵀF‖ + rel 1e-10",
+    )
+
+
+DABE_SDP_MATRIX = BoundSpec(
+    "dabe_sdp_matrix",
+    matrix_dabe_bound,
+    COST_SDP,
+    time_option="time_limit",
+    default_when=lambda problem: False,  # opt-in: it starts with a full dabe_sdp search, then ~1 min more
+    sign_free=True,
+    description="dABE sample-space bound with a matrix multiplier: λmax(kZ + ΣY_i), Y_i ⪰ a_ia_iᵀ − Z, Y_i ⪰ 0",
+    reference=DABE + " (§4), with the multiplier ρI of the cardinality constraint replaced by a matrix Z ⪰ 0, "
+    "the dual of the constraint Σ_i P_i ⪯ kX (certpca's own strengthening).",
+)
+
+SPECS = [DABE_SDP_MATRIX]
