@@ -45,7 +45,15 @@ from certpca.certification.numerics import (
     safe,
     timed,
 )
-from certpca.certification.sdp_sample import MAX_SAMPLES, MIX, _roots, dabe_sdp_bound, dual_matrix, step_seconds
+from certpca.certification.sdp_sample import (
+    MAX_SAMPLES,
+    MIX,
+    _roots,
+    dabe_sdp_bound,
+    dual_matrix,
+    sample_space_seconds,
+    step_seconds,
+)
 from certpca.certification.spec import COST_SDP, DABE, BoundSpec
 from certpca.margins import lmax_upper
 
@@ -217,6 +225,8 @@ DABE_SDP_MATRIX = BoundSpec(
     COST_SDP,
     time_option="time_limit",
     default_when=lambda problem: False,  # opt-in: it starts with a full dabe_sdp search, then ~1 min more
+    estimate=sample_space_seconds,
+    charges=True,  # each Frank–Wolfe step, dabe_sdp's search first
     sign_free=True,
     description="dABE sample-space bound with a matrix multiplier: λmax(kZ + ΣY_i), Y_i ⪰ a_ia_iᵀ − Z, Y_i ⪰ 0",
     reference=DABE + " (§4), with the multiplier ρI of the cardinality constraint replaced by a matrix Z ⪰ 0, "
