@@ -38,7 +38,22 @@ def brute_force(C, k, nonneg=False):
 
 
 def random_psd(rng, D, family="wishart"):
-    """Random PSD test matrices of the families used in the certification notes."""
+    """Random PSD test matrices of the families used in the certification notes, and two hard cases: "tied"
+    (a block repeated: every optimal support has a twin of equal value) and "negative" (a factor of
+    alternating signs: correlations near −1 between halves)."""
+    if family == "tied":
+        h = D // 2
+        B = random_psd(rng, h, "spiked")
+        C = np.zeros((D, D))
+        C[:h, :h] = B
+        C[h : 2 * h, h : 2 * h] = B
+        if D % 2:
+            C[-1, -1] = 0.1
+        return C
+    if family == "negative":
+        u = np.where(np.arange(D) % 2 == 0, 1.0, -1.0) * (1 + 0.1 * rng.random(D))
+        A = 0.3 * rng.standard_normal((D, D))
+        return np.outer(u, u) * 4 + A @ A.T / D
     if family == "wishart":
         A = rng.standard_normal((D, D))
         return A @ A.T / D
@@ -56,3 +71,20 @@ def random_psd(rng, D, family="wishart"):
         A = np.abs(rng.standard_normal((D, 4)))
         return A @ A.T + 0.1 * np.eye(D)
     raise ValueError(family)
+
+
+def small_problems(n, seed):
+    """n covariance problems of 6 to 11 features, k from 2 to D − 2, the four basic families in turn, signed and
+    nonnegative alternately, each with its brute-force optimum: (Problem, k, nonneg, OPT, optimal w)."""
+    from certpca.problem import Problem
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(n):
+        D = int(rng.integers(6, 12))
+        k = int(rng.integers(2, D - 1))
+        C = random_psd(rng, D, ["wishart", "spiked", "lowrank", "posfactor"][i % 4])
+        nonneg = bool(i % 2)
+        opt, w = brute_force(C, k, nonneg)
+        out.append((Problem.from_covariance(C), k, nonneg, opt, w))
+    return out

@@ -28,7 +28,7 @@ from certpca.certification.registry import REGISTRY
 from certpca.certification.screening import screening_bound
 from certpca.clock import Deadline, Work
 from certpca.problem import Problem
-from tests.brute import brute_force, random_psd
+from tests.brute import brute_force, random_psd, small_problems
 
 INTERRUPTIBLE = [
     threshold_bound,
@@ -56,19 +56,7 @@ class CountDown(Deadline):
         return 1.0 if self.n > 0 else 0.0
 
 
-def _problems(n, seed):
-    rng = np.random.default_rng(seed)
-    out = []
-    for i in range(n):
-        D = int(rng.integers(6, 12))
-        k = int(rng.integers(2, D - 1))
-        C = random_psd(rng, D, ["wishart", "spiked", "lowrank", "posfactor"][i % 4])
-        nonneg = bool(i % 2)
-        out.append((Problem.from_covariance(C), k, nonneg, brute_force(C, k, nonneg)[0]))
-    return out
-
-
-PROBLEMS = _problems(24, 29)
+PROBLEMS = [(P, k, nonneg, opt) for P, k, nonneg, opt, _ in small_problems(24, 29)]
 
 
 @pytest.mark.parametrize("cut", [0, 1, 2, 5, 20])

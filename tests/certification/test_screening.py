@@ -17,24 +17,6 @@ from tests.brute import brute_force, random_psd
 FAMILIES = ["wishart", "spiked", "lowrank", "posfactor", "tied", "negative"]
 
 
-def _matrix(rng, D, family):
-    """The families of tests/brute.py plus tied optima (a block repeated) and strong negative correlations."""
-    if family == "tied":  # two identical blocks: every optimal support has a twin of equal value
-        h = D // 2
-        B = random_psd(rng, h, "spiked")
-        C = np.zeros((D, D))
-        C[:h, :h] = B
-        C[h : 2 * h, h : 2 * h] = B
-        if D % 2:
-            C[-1, -1] = 0.1
-        return C
-    if family == "negative":  # a factor of alternating signs: correlations near −1 between halves
-        u = np.where(np.arange(D) % 2 == 0, 1.0, -1.0) * (1 + 0.1 * rng.random(D))
-        A = 0.3 * rng.standard_normal((D, D))
-        return np.outer(u, u) * 4 + A @ A.T / D
-    return random_psd(rng, D, family)
-
-
 def _problems(n, seed):
     rng = np.random.default_rng(seed)
     for i in range(n):
@@ -42,7 +24,7 @@ def _problems(n, seed):
         nonneg = bool((i // len(FAMILIES)) % 2)
         D = int(rng.integers(5, 10))
         k = int(rng.integers(2, min(5, D)))
-        C = _matrix(rng, D, fam)
+        C = random_psd(rng, D, fam)
         yield fam, nonneg, D, k, C
 
 
@@ -104,7 +86,7 @@ def test_screening_below_opt_keeps_every_optimal_support():
 def test_tied_optima_are_all_kept():
     """Two identical blocks: the optimal support and its twin both survive screening below OPT."""
     rng = np.random.default_rng(3)
-    C = _matrix(rng, 8, "tied")
+    C = random_psd(rng, 8, "tied")
     opt, w = brute_force(C, 3, False)
     S = np.flatnonzero(w)
     twin = (S + 4) % 8

@@ -15,22 +15,6 @@ from tests.brute import brute_force, random_psd
 FAMILIES = ["wishart", "spiked", "lowrank", "posfactor", "tied", "negative"]
 
 
-def _matrix(rng, D, family):
-    """The families of tests/brute.py plus tied optima (a block repeated) and strong negative correlations."""
-    if family == "tied":
-        h = D // 2
-        B = random_psd(rng, h, "spiked")
-        C = np.eye(D) * 0.01
-        C[:h, :h] += B
-        C[h : 2 * h, h : 2 * h] += B
-        return C
-    if family == "negative":
-        u = np.where(np.arange(D) % 2 == 0, 1.0, -1.0) * (1 + 0.1 * rng.random(D))
-        A = 0.3 * rng.standard_normal((D, D))
-        return np.outer(u, u) * 4 + A @ A.T / D
-    return random_psd(rng, D, family)
-
-
 def _problems(n, seed):
     rng = np.random.default_rng(seed)
     out = []
@@ -39,7 +23,7 @@ def _problems(n, seed):
         nonneg = bool((i // len(FAMILIES)) % 2)
         D = int(rng.integers(6, 12))
         k = int(rng.integers(2, D - 1))
-        C = _matrix(rng, D, fam)
+        C = random_psd(rng, D, fam)
         if i % 3 == 0:  # a factor problem (N < D), as for wide data
             X = rng.standard_normal((max(3, D // 2), D)) @ np.linalg.cholesky(C + 1e-9 * np.eye(D)).T
             P = Problem.from_data(X)

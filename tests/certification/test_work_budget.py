@@ -13,7 +13,7 @@ from certpca.certification import REGISTRY, Bound, certify_vector
 from certpca.certification.spec import BoundSpec
 from certpca.clock import Work
 from certpca.problem import Problem
-from tests.brute import brute_force, random_psd
+from tests.brute import small_problems
 from tests.reporting.test_reproducible import busy_siblings, pytestmark  # noqa: F401 (forked siblings)
 
 
@@ -119,23 +119,10 @@ def test_a_bound_that_does_not_charge_is_charged_its_estimate_and_one_that_does_
     assert real.budget_used == pytest.approx(REGISTRY["gershgorin"].work_on(P, 5)) and real.budget_used > 0
 
 
-def _small(n: int, seed: int):
-    rng = np.random.default_rng(seed)
-    out = []
-    for i in range(n):
-        D = int(rng.integers(6, 12))
-        k = int(rng.integers(2, D - 1))
-        C = random_psd(rng, D, ["wishart", "spiked", "lowrank", "posfactor"][i % 4])
-        nonneg = bool(i % 2)
-        opt, w = brute_force(C, k, nonneg)
-        out.append((Problem.from_covariance(C), k, nonneg, opt, w))
-    return out
-
-
 @pytest.mark.parametrize("budget", [0.0, 1e-3, 0.05, 1.0])
 def test_certificates_under_any_work_budget_stay_above_brute_force(budget):
     """Tolerance 0: a bound stopped by its allotment at any step is still above the exact optimum."""
-    for P, k, nonneg, opt, w in _small(12, 7):
+    for P, k, nonneg, opt, w in small_problems(12, 7):
         cert = certify_vector(P, w, k, nonneg, budget=budget)
         assert cert.upper_bound >= opt, (budget, P.dim, k, nonneg, cert.winner, opt, cert.upper_bound)
         assert all(b.value >= opt for b in cert.bounds)
