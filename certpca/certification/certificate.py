@@ -258,6 +258,12 @@ def _validate(problem, w, k, nonneg) -> tuple[np.ndarray, int]:
     return w / np.linalg.norm(w), k
 
 
+def work_of(budget: float | Work | None, fixed_work: bool = False) -> Work:
+    """The allotment of a call's budget: ``budget`` itself when it is one (a share of a larger call's), else
+    a :class:`~certpca.clock.Work` of its seconds (None: unlimited) with the CPU safety net unless ``fixed_work``."""
+    return budget if isinstance(budget, Work) else Work(budget, net=None if fixed_work else NET_FACTOR)
+
+
 def certify_vector(
     problem,
     w,
@@ -337,7 +343,7 @@ def certify_vector(
     value = problem.variance(w)
     shift, e = _rescale_exponents(problem)
     sub = _subnormal_margin(problem)
-    work = budget if isinstance(budget, Work) else Work(budget, net=None if fixed_work else NET_FACTOR)
+    work = work_of(budget, fixed_work)
     seconds, spent_before = work.seconds, work.used()
     timed = work.seconds is not None or fixed_work  # time options as work: by a budget, or fixed
     done: list[Bound] = []
@@ -365,12 +371,11 @@ def certify_vector(
         share = max(spec.share_on(scaled, TIME_OPTION_SHARE) * left, 0.0) if np.isfinite(left) else np.inf
         return {spec.time_option: work.within(min(share, limit))}
 
-    def charged(spec: BoundSpec, nn: bool, limit: float, kw: dict) -> Bound:
+    def charged(spec: BoundSpec, nn: bool, limit: float, kw: dict, upfront: float) -> Bound:
         """The bound computed (:func:`_computed`) with ``kw`` and its share of the budget (at most ``limit``),
-        charged first what it does not charge itself: its whole run, or for a bound that charges its steps,
-        what comes before its first (``BoundSpec.work_on``), so that its share is what is left after that.
-        Refunded when the bound does not apply."""
-        upfront = spec.work_on(scaled, k)
+        charged first ``upfront``, what it does not charge itself (``BoundSpec.work_on``): its whole run, or
+        for a bound that charges its steps, what comes before its first, so that its share is what is left
+        after that.  Refunded when the bound does not apply."""
         work.charge(upfront)
         try:
             return _computed(spec.name, scaled, k, nn, {**kw, **limited(spec, limit)}, e, sub)
@@ -422,7 +427,7 @@ def certify_vector(
             if progress is not None:
                 progress(name, work.used() - spent_before)
             try:
-                b = charged(spec, nonneg, limit, kw)
+                b = charged(spec, nonneg, limit, kw, upfront)
             except (NotApplicable, TooLarge) as exc:
                 skip(name, str(exc))
                 continue
@@ -448,10 +453,11 @@ def certify_vector(
             left = work.left()
             if left <= 0 or (stop_when_optimal and upper - value <= tol * upper):
                 break
-            if spec.work_on(scaled, k) > left:
+            upfront = spec.work_on(scaled, k)
+            if upfront > left:
                 continue
             try:
-                signed = charged(spec, False, limit, kw)
+                signed = charged(spec, False, limit, kw, upfront)
             except (NotApplicable, TooLarge):
                 continue
             done[i] = _with_signed(done[i], signed)

@@ -20,8 +20,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from certpca.certification.certificate import DEFAULT_BUDGET, Better, Certificate, certify_vector
-from certpca.clock import NET_FACTOR, Work
+from certpca.certification.certificate import DEFAULT_BUDGET, Better, Certificate, certify_vector, work_of
+from certpca.clock import Work
 from certpca.problem import Problem
 from certpca.results import Component, Fit
 from certpca.solvers.base import as_loadings, fix_sign, reach_of
@@ -103,12 +103,6 @@ def certify_components(
 def total_budget(bounds, budget: float | Work | None) -> float | Work | None:
     """The budget of a whole call: ``budget``, or ``DEFAULT_BUDGET`` for the default bounds (None: none)."""
     return DEFAULT_BUDGET if budget is None and bounds is None else budget
-
-
-def work_of(budget: float | Work | None, fixed_work: bool = False) -> Work:
-    """The allotment of a call's budget: ``budget`` itself when it is one (a share of a larger call's), else
-    a :class:`~certpca.clock.Work` of its seconds (None: unlimited) with the CPU safety net unless ``fixed_work``."""
-    return budget if isinstance(budget, Work) else Work(budget, net=None if fixed_work else NET_FACTOR)
 
 
 def share_of(clock: Work, remaining: int) -> Work | None:

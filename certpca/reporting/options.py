@@ -301,10 +301,9 @@ def resolve(ds: Dataset, problem: Problem, options: ReportOptions) -> Plan:
     gene_k = min(GENE_K, problem.dim) if o.gene_k is None else check_cardinality(o.gene_k, problem.dim, "gene_k")
     head_runs = later_runs = 0
     for nonneg in modes:
-        runs = budgeted_runs(certificate_bounds(problem, nonneg, head_bounds), nonneg, reused=False in modes)
-        later = budgeted_runs(certificate_bounds(problem, nonneg, head_bounds), nonneg, reused=False)
-        head_runs += runs
-        later_runs += later * (o.components - 1)
+        names = certificate_bounds(problem, nonneg, head_bounds)
+        head_runs += budgeted_runs(names, nonneg, reused=False in modes)
+        later_runs += budgeted_runs(names, nonneg, reused=False) * (o.components - 1)
     return Plan(
         k=o.k,
         nonneg_modes=modes,
