@@ -65,8 +65,7 @@ def screen(
     Passes of three strengths, each repeated while it removes a feature, the next one tried when
     it removes none and the first again after it removes one: the O(D) test of
     :func:`~certpca.solvers.exact.quick_pass`, then the Gershgorin bound on the formed M alone, then every bound.
-    Features are tested by
-    increasing C_ii.  The passes on formed matrices stop when one would cost more than what is
+    Features are tested by increasing C_ii.  The passes on formed matrices stop when one would cost more than what is
     left before ``deadline`` (a :class:`certpca.clock.Deadline`; ``SCREEN_OPS`` operations per entry)
     or the deadline passes: what is left then still contains every support better than ``level``.
     Each pass and test is charged to the deadline at that cost (a :class:`certpca.clock.Work` counts it).
