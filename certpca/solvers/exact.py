@@ -352,6 +352,7 @@ def exact(
 
     best_val, best_w = -np.inf, np.zeros(D)
     ub_seen = -np.inf  # max of evaluated λ̂ + margin and pruned node bounds
+    screened_out = 0  # candidates node screening removed
 
     def take(w: np.ndarray) -> None:
         nonlocal best_val, best_w
@@ -425,7 +426,7 @@ def exact(
         take(np.asarray(w, dtype=float))
     consider(np.flatnonzero(best_w).tolist())
 
-    nodes, count, screened_out = 0, 0, 0
+    nodes, count = 0, 0
     node_cost = node_seconds(len(root))
     stopped = False
     heap: list[tuple[float, int, list[int], list[int], int]] = []  # (−bound, tie-break, I, R, branch feature)
