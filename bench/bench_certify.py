@@ -16,6 +16,7 @@ BLAS thread.
     python bench/bench_certify.py --screening-only   # only the issue-28 section (about 20 min)
     python bench/bench_certify.py --expression-only  # only the expression sets at k <= 50 (about 30 min)
     python bench/bench_certify.py --expression-only khan cbcl  # only these data sets' rows, in this order
+    python bench/bench_certify.py --fit-proofs [--baseline DIR]  # `certpca fit` on the proof cells (and DIR's)
 
 The issue-28 section (Schur screening, then the exact search on the features left) certifies
 each row twice in one run: with the default bounds but ``screening`` ("today") and with all
@@ -24,15 +25,18 @@ of them, and lists the features left, the nodes and the seconds of screening.
 
 from __future__ import annotations
 
+import json
 import os
 import platform
+import resource
+import subprocess
 import sys
 import time
 from contextlib import contextmanager
 from dataclasses import replace
 
 import numpy as np
-from common import REPORTS, publish
+from common import CHILD_ENV, REPORTS, publish
 from threadpoolctl import threadpool_limits
 
 import certpca
@@ -155,6 +159,90 @@ def screening_section() -> str:
     return "\n".join(head + lines) + "\n"
 
 
+#: the heading of the `certpca fit` proof rows (issue 28's acceptance line)
+FIT_HEADING = "## `certpca fit` on the proof cells (issue 28)"
+
+#: `certpca fit DATA ARGS --json` rows: the proof cells with the default certificate at --budget 60, then the
+#: exact solver alone (the node screening of certpca/solvers/exact.py) on CBCL k = 20
+FIT_ROWS = [  # data, options, also run on the baseline checkout (main vs branch: the rows issue 28 left open)
+    ("cbcl", "--k 10 --budget 60", False),
+    ("cbcl", "--k 10 --nonneg --budget 60", False),
+    ("cbcl", "--k 20 --budget 60", True),
+    ("cbcl", "--k 20 --nonneg --budget 60", True),
+    ("cbcl", "--k 30 --budget 60", True),
+    ("cbcl", "--scale --k 10 --budget 60", False),
+    ("lrs", "--scale --k 10 --budget 60", False),
+    ("lrs", "--scale --k 20 --budget 60", False),
+    ("pbmc", "--scale --k 5 --budget 60", False),
+    ("pbmc", "--scale --k 5 --nonneg --budget 60", False),
+    ("pbmc", "--scale --k 10 --budget 60", False),
+    ("pbmc", "--scale --k 10 --nonneg --budget 60", False),
+    ("cbcl", "--k 20 --method exact --no-certify", True),
+    ("cbcl", "--k 20 --nonneg --method exact --no-certify", True),
+]
+
+
+def _fit(root: str, data: str, args: str) -> dict:
+    """`python -m certpca fit DATA ARGS --json` run from the checkout ``root`` (its certpca imported): the
+    component's value, whether it is proven optimal (the certificate's verdict, or the exact solver's proof),
+    the upper bound, the certificate's winner, and the child's CPU seconds."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(
+        [sys.executable, "-m", "certpca", "fit", data, *args.split(), "--json"],
+        cwd=root,
+        env={**CHILD_ENV, "PYTHONPATH": root},
+        capture_output=True,
+        text=True,
+    )
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    if done.returncode:
+        return {"error": (done.stderr.strip().splitlines() or ["no output"])[-1], "cpu": cpu}
+    out = json.loads(done.stdout)
+    comp = out["components"][0]
+    if out["certificates"]:
+        cert = out["certificates"][0]
+        proven, upper, winner = cert["optimal"], cert["upper_bound"], cert["winner"]
+    else:
+        proven, upper, winner = bool(comp["extras"].get("proven")), comp["extras"].get("upper_bound"), ""
+    return {"value": comp["value"], "proven": proven, "upper": upper, "winner": winner, "cpu": cpu}
+
+
+def fit_section(baseline: str | None) -> str:
+    """The FIT_ROWS on this checkout, and those marked on ``baseline`` (another checkout) in the same run."""
+    here = str(REPORTS.parent.parent)
+    load = os.getloadavg()[0]
+    lines = []
+    for data, args, compare in FIT_ROWS:
+        for label, root in [("branch", here)] + ([("main", baseline)] if baseline and compare else []):
+            row_load = os.getloadavg()[0]
+            r = _fit(root, data, args)
+            if "error" in r:
+                cells = f"error: {r['error']} | | | | "
+            else:
+                upper = "" if r["upper"] is None else f"{r['upper']:.6g}"
+                cells = f"{'yes' if r['proven'] else 'no'} | {r['value']:.6g} | {upper} | {r['winner']} | "
+            lines.append(f"| {data} | `{args}` | {label} | {cells}{r['cpu']:.1f} | {row_load:.1f} |")
+            print(lines[-1], flush=True)
+    head = [
+        FIT_HEADING,
+        "",
+        "Command: `python bench/bench_certify.py --fit-proofs"
+        + (" --baseline DIR`" if baseline else "`")
+        + "; each row is `python -m certpca fit DATA OPTIONS --json` in a child process with one BLAS thread"
+        + (", from this branch and (rows marked main) from the checkout DIR in turn" if baseline else "")
+        + f"; {os.cpu_count()} cores shared with other jobs (load average {load:.1f} at the start, "
+        f"{os.getloadavg()[0]:.1f} at the end; each row's load at its start beside it). 'proven' = the "
+        "certificate says optimal (gap ≤ 1e-6 relative), or, with `--no-certify`, the exact solver's proof; "
+        "'value' = the component's variance, the vector the user gets; CPU s = the child's user + system "
+        "seconds.",
+        "",
+        "| data | options | code | proven | value | upper bound | winner | CPU s | load |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    return "\n".join(head + lines) + "\n"
+
+
 @contextmanager
 def _cost_order():
     """The registry as it was before the wide-data schedule: every bound at its own cost class and share on a
@@ -236,6 +324,10 @@ def main():
     if "--expression-only" in sys.argv:
         names = sys.argv[sys.argv.index("--expression-only") + 1 :]  # data sets to measure, in order (all: none)
         publish("certify.md", _with_section(EXPRESSION_HEADING, expression_section(names)))
+        return
+    if "--fit-proofs" in sys.argv:
+        base = sys.argv[sys.argv.index("--baseline") + 1] if "--baseline" in sys.argv else None
+        publish("certify.md", _with_section(FIT_HEADING, fit_section(base)))
         return
     if "--screening-only" in sys.argv:
         publish("certify.md", _with_section(SCREENING_HEADING, screening_section()))

@@ -142,7 +142,7 @@ def screening_bound(
 
 def screening_seconds(problem, k) -> float:
     """Estimated seconds before screening can first stop: C formed (r·D² from a factor of r rows) and one
-    quick pass (:func:`~certpca.solvers.search.quick_pass`, about ``QUICK_OPS``·D²); the passes on formed
+    quick pass (:func:`~certpca.solvers.exact.quick_pass`, about ``QUICK_OPS``·D²); the passes on formed
     matrices, ``SCREEN_OPS`` operations per entry, start only when one fits in the time left
     (:func:`~certpca.solvers.search.screen`)."""
     r = problem.factor_rows if problem.uses_factor else 0

@@ -56,6 +56,10 @@ from .em import EM
 from .renormalize import renormalize
 from .spannogram import spannogram
 
+#: operations per entry of C in a quick pass (:func:`quick_pass`: gather, partition, a few vector operations
+#: per feature)
+QUICK_OPS = 200
+
 #: hard limit on the features the search starts from (its nodes form dense |T| × |T| eigenproblems)
 MAX_DIM = 400
 
@@ -181,6 +185,26 @@ def rank2_node_bound(
     return done * (1 + RANK2_SLACK) + 16 * EPS * g2 + lam_r
 
 
+def schur_matrix(A: np.ndarray, m: int, level: float) -> tuple[np.ndarray, float] | None:
+    """M̂ ≈ M = C_RR + C_RI(L·I − C_II)⁻¹C_IR for a block A = C_TT whose first m features are I, L = ``level``,
+    and τ, twice a bound on ‖M − M̂‖₂ (:func:`schur_prunes` derives it); None when L is not safely
+    above λmax(C_II).  With m = 0, M = C_RR exactly and τ = 0."""
+    if m == 0:
+        return A, 0.0
+    CII, CIR = A[:m, :m], A[:m, m:]
+    alpha, U = np.linalg.eigh(CII)
+    e = weyl_margin(m, float(np.linalg.norm(CII)))
+    gap = level - float(alpha[-1])
+    if gap <= 3 * e:
+        return None
+    Z = (U.T @ CIR) / np.sqrt(level - alpha)[:, None]
+    CRR = A[m:, m:]
+    M = CRR + Z.T @ Z
+    z2, c2, gm = float(np.sum(Z * Z)), float(np.sum(CIR * CIR)), gamma(m + 8)
+    err = c2 * (e / ((gap - e) * (gap - 2 * e)) + 2 * gm / (gap - e)) + 2 * gm * z2
+    return M, 2 * (err + EPS * (float(np.linalg.norm(CRR)) + z2))
+
+
 def schur_prunes(
     A: np.ndarray,
     m: int,
@@ -197,27 +221,19 @@ def schur_prunes(
     Schur complement: with L = level > λmax(C_II), min over w_I of wᵀ(L·I − C)w = w_Jᵀ(L·I − M_JJ)w_J
     for M = C_RR + C_RI(L·I − C_II)⁻¹C_IR, so it suffices that a t-sparse bound on M (λmax, Gershgorin,
     the rank-2 split; for w ≥ 0 their nonnegative forms, w_J ≥ 0) is ≤ L.  M is formed as C_RR + ZᵀZ,
-    Z = diag(L − α)^{-½}UᵀC_IR from C_II = UΛUᵀ.  Validity: the eigensolver's backward error
-    e = 8·m·eps·‖C_II‖_F (Weyl) moves the inverse by ≤ e/((g − e)(g − 2e)), g = L − λ̂max(C_II) (so the
-    true gap is ≥ g − e), and U's loss of orthogonality and the products by ≤ 2γ_{m+8}/(g − e), each
+    Z = diag(L − α)^{-½}UᵀC_IR from C_II = UΛUᵀ (:func:`schur_matrix`).  Validity: the eigensolver's
+    backward error e = 8·m·eps·‖C_II‖_F (Weyl) moves the inverse by ≤ e/((g − e)(g − 2e)), g = L − λ̂max(C_II)
+    (so the true gap is ≥ g − e), and U's loss of orthogonality and the products by ≤ 2γ_{m+8}/(g − e), each
     times ‖C_IR‖_F²; forming ZᵀZ adds 2γ_{m+8}·‖Z‖_F², the sum eps·(‖C_RR‖_F + ‖Z‖_F²); twice the total,
     τ, is required between the bound on M̂ (with its own margins) and L, since |wᵀ(M − M̂)w| ≤ ‖M − M̂‖₂.
     The Gershgorin bound (no eigenproblem) is tried first; ``cheap_only`` stops there.  ``extra(M̂, t,
     nonneg, goal)``, tried last, is a further test that must hold only when a valid t-sparse bound on M̂
     (with its own margins) is ≤ goal (screening passes the threshold family, certification/screening.py).
     """
-    CII, CIR = A[:m, :m], A[:m, m:]
-    alpha, U = np.linalg.eigh(CII)
-    e = weyl_margin(m, float(np.linalg.norm(CII)))
-    gap = level - float(alpha[-1])
-    if gap <= 3 * e:
+    formed = schur_matrix(A, m, level)
+    if formed is None:
         return False
-    Z = (U.T @ CIR) / np.sqrt(level - alpha)[:, None]
-    CRR = A[m:, m:]
-    M = CRR + Z.T @ Z
-    z2, c2, gm = float(np.sum(Z * Z)), float(np.sum(CIR * CIR)), gamma(m + 8)
-    err = c2 * (e / ((gap - e) * (gap - 2 * e)) + 2 * gm / (gap - e)) + 2 * gm * z2
-    tau = 2 * (err + EPS * (float(np.linalg.norm(CRR)) + z2))
+    M, tau = formed
     goal = level - tau
     n = M.shape[0]
     if n > t and sparse_gershgorin(M, t, nonneg) <= goal:
@@ -232,6 +248,60 @@ def schur_prunes(
     if n <= t or ub <= goal:
         return ub <= goal
     return rank2_node_bound(M, 0, t, nonneg, goal, eig) <= goal or (extra is not None and extra(M, t, nonneg, goal))
+
+
+def quick_pass(C: np.ndarray, F: list, k: int, level: float) -> list:
+    """The features of F the screening lemma (certpca/solvers/search.py) keeps at ``level`` for supports of at
+    most k features inside F, by one pass of an O(|F|) test per feature, M never formed: by
+    |M_aj| ≤ |C_aj| + |c_a||c_j|/g, the (k − 1)-sparse Gershgorin bound of M is ≤ max_{j≠i} [C_jj + c_j²/g
+    + T_j + |c_j|·S/g], with T_j = top_{k−2}(|C_aj|, a ≠ j) and S = top_{k−2}(|c_a|) taken over all of F
+    (more terms only raise it; valid for w ≥ 0 too), plus γ_{k+7}·(|C_jj| + the nonnegative rest) for the
+    roundings of its sums, products and the division by the rounded g.  On pbmc ``--scale`` k = 10 it
+    removes 737 of the 745 features the Gershgorin test on the formed M removes, in 0.06 s instead of 46 s."""
+    idx = np.asarray(F, dtype=np.intp)
+    A = np.abs(C[np.ix_(idx, idx)])
+    np.fill_diagonal(A, 0.0)
+    d = np.diag(C)[idx]
+    t, n = k - 1, len(idx)
+    r = min(t - 1, n - 1)
+    T = np.partition(A, n - r, axis=0)[n - r :].sum(axis=0) if r > 0 else np.zeros(n)
+    g_margin = gamma(k + 7)
+    keep = []
+    for p, i in enumerate(F):
+        g = level - d[p]
+        if not g > 0 or n == 1:
+            keep.append(i)
+            continue
+        c = A[:, p]
+        S = float(np.partition(c, n - r)[n - r :].sum()) if r > 0 else 0.0
+        rest = c * c / g + T + c * (S / g)
+        b = d + rest + g_margin * (np.abs(d) + rest)
+        b[p] = -np.inf
+        if not float(np.max(b)) <= level:
+            keep.append(i)
+    return keep
+
+
+def node_screen(A: np.ndarray, m: int, k: int, level: float) -> list[int] | None:
+    """Positions (in R, 0-based) of the candidates a node (I, R) keeps, A = C_TT with I first (m = |I|): the
+    screening lemma (certpca/solvers/search.py) on the node's Schur matrix M of C_II at ``level``.
+
+    Eliminating w_I (over the reals: for w ≥ 0 no lower) leaves L‖w‖² − wᵀCw ≥ w_Rᵀ(L·I − M)w_R, and
+    ‖M − M̂‖₂ ≤ τ/2 (:func:`schur_matrix`), so w_Rᵀ(L·I − M)w_R ≥ w_Rᵀ((L − τ)·I − M̂)w_R; the lemma on M̂ at
+    level L − τ with supports of at most k − m features of R (:func:`quick_pass`, margins its own; passes
+    repeated while one removes a candidate) then removes every j of R that no support S with I ∪ {j} ⊆ S ⊆ T,
+    |S| ≤ k, and λmax(C_SS) > L contains.  None when L is not safely above λmax(C_II)."""
+    formed = schur_matrix(A, m, level)
+    if formed is None:
+        return None
+    M, tau = formed
+    keep = list(range(M.shape[0]))
+    while len(keep) > 1:
+        left = quick_pass(M, keep, k - m, level - tau)
+        if len(left) == len(keep):
+            break
+        keep = left
+    return keep
 
 
 def node_seconds(features: int) -> float:
@@ -251,6 +321,7 @@ def exact(
     node_limit: int = 5_000_000,
     time_limit: Deadline | float | None = None,
     rtol: float = 1e-12,
+    screen_nodes: bool = True,
 ) -> ExactResult:
     """Exact OPT by best-first branch and bound (at most ``max_dim`` features at the root, dense C).
 
@@ -263,6 +334,7 @@ def exact(
     bound of the nodes left).  The incumbent, the node bounds and the proof's
     running maximum are shared by closures over one search; the proof (module
     docstring) reads best in one place.  An InputError when the root has more than ``max_dim`` features.
+    ``screen_nodes``: screen each child's candidates first (:func:`node_screen`; off only to measure what it saves).
     """
     t0 = time.perf_counter()
     stop_at = deadline(time_limit)
@@ -280,6 +352,7 @@ def exact(
 
     best_val, best_w = -np.inf, np.zeros(D)
     ub_seen = -np.inf  # max of evaluated λ̂ + margin and pruned node bounds
+    screened_out = 0  # candidates node screening removed
 
     def take(w: np.ndarray) -> None:
         nonlocal best_val, best_w
@@ -327,6 +400,19 @@ def exact(
             b = target()
         return b, j
 
+    def screened(I: list, R: list) -> list:
+        """R without the candidates :func:`node_screen` removes at the node (I, R) at target(): the supports
+        it leaves out are ≤ target(), which joins the proof's running maximum."""
+        nonlocal ub_seen, screened_out
+        stop_at.charge((QUICK_OPS + 2 * len(I)) * len(R) ** 2 / FLOP_RATE)
+        level = target()
+        keep = node_screen(C[np.ix_(I + R, I + R)], len(I), k, level)
+        if keep is None or len(keep) == len(R):
+            return R
+        ub_seen = max(ub_seen, level)
+        screened_out += len(R) - len(keep)
+        return [R[p] for p in keep]
+
     # incumbent: greedy forward selection over the root, and the starts
     S: list[int] = []
     for _ in range(min(k, len(root))):
@@ -360,16 +446,18 @@ def exact(
             break
         nodes += 1
         stop_at.charge(node_cost)
-        R2 = [i for i in R if i != j]
         for I2 in (I + [j], I):
+            R2 = [i for i in R if i != j]
             if nonneg and len(I2) > len(I):
                 consider(I2)
+            if screen_nodes and R2 and len(I2) < k and (nonneg or len(I2) + len(R2) > k):
+                R2 = screened(I2, R2)
             T2 = I2 + R2
             if not nonneg and (len(I2) == k or len(T2) <= k):
                 consider(I2 if len(I2) == k else T2)
                 continue
             if nonneg and (len(I2) == k or not R2):
-                continue  # its only support, I2, is evaluated
+                continue  # its only support, I2, is evaluated (or, R2 screened empty, a pruned one)
             b, j2 = node_bound(I2, R2, -negb)
             if b <= target():
                 ub_seen = max(ub_seen, b)
@@ -388,7 +476,7 @@ def exact(
         seconds=time.perf_counter() - t0,
         k=k,
         nonneg=nonneg,
-        info={"rtol": rtol, "open_nodes": len(heap), "features": len(root)},
+        info={"rtol": rtol, "open_nodes": len(heap), "features": len(root), "screened": screened_out},
     )
 
 

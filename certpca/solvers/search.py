@@ -16,8 +16,9 @@ and so does the bound ``screening`` (certpca/certification/screening.py, which a
 family as a further test), so the solver reaches what the certificate proves.
 
 The test on one feature is the exact search's node Schur test with I = {i}
-(:func:`~certpca.solvers.exact.schur_prunes`), margins included; :func:`quick_pass` is an O(D) form of
-its Gershgorin test that never forms M.
+(:func:`~certpca.solvers.exact.schur_prunes`), margins included; :func:`~certpca.solvers.exact.quick_pass` is
+an O(D) form of its Gershgorin test that never forms M.  Inside the search's nodes the same lemma runs on the
+node's Schur matrix (:func:`~certpca.solvers.exact.node_screen`).
 """
 
 from __future__ import annotations
@@ -30,17 +31,13 @@ from threadpoolctl import threadpool_limits
 
 from ..clock import FLOP_RATE, Deadline, Work
 from ..errors import InputError
-from ..margins import gamma
 from ..status import Convergence
 from ..validation import check_float, check_int
 from .base import Run, Solver
-from .exact import MAX_DIM, exact, incumbents, schur_prunes
+from .exact import MAX_DIM, QUICK_OPS, exact, incumbents, quick_pass, schur_prunes
 
 #: a pass with every bound ends when its first this many features (by increasing C_ii) all stayed
 FUTILE_TESTS = 25
-
-#: operations per entry of C in a quick pass (gather, partition, a few vector operations per feature)
-QUICK_OPS = 200
 
 #: operations per entry of M in a Gershgorin test on the formed M (1400 measured per entry at D = 361 to
 #: 1500 on the 2-core bench machine at load average 7.8, about a quarter of that quiet)
@@ -66,9 +63,9 @@ def screen(
     """The features left after screening C at ``level`` (module docstring), and what it did.
 
     Passes of three strengths, each repeated while it removes a feature, the next one tried when
-    it removes none and the first again after it removes one: the O(D) test of :func:`quick_pass`,
-    then the Gershgorin bound on the formed M alone, then every bound.  Features are tested by
-    increasing C_ii.  The passes on formed matrices stop when one would cost more than what is
+    it removes none and the first again after it removes one: the O(D) test of
+    :func:`~certpca.solvers.exact.quick_pass`, then the Gershgorin bound on the formed M alone, then every bound.
+    Features are tested by increasing C_ii.  The passes on formed matrices stop when one would cost more than what is
     left before ``deadline`` (a :class:`certpca.clock.Deadline`; ``SCREEN_OPS`` operations per entry)
     or the deadline passes: what is left then still contains every support better than ``level``.
     Each pass and test is charged to the deadline at that cost (a :class:`certpca.clock.Work` counts it).
@@ -111,37 +108,6 @@ def screen(
         else:
             strength += 1
     return np.array(sorted(F), dtype=np.intp), {"passes": passes, "stopped": stopped}
-
-
-def quick_pass(C: np.ndarray, F: list, k: int, level: float) -> list:
-    """One pass of the O(|F|) test per feature, M never formed: by |M_aj| ≤ |C_aj| + |c_a||c_j|/g, the
-    (k − 1)-sparse Gershgorin bound of M is ≤ max_{j≠i} [C_jj + c_j²/g + T_j + |c_j|·S/g], with
-    T_j = top_{k−2}(|C_aj|, a ≠ j) and S = top_{k−2}(|c_a|) taken over all of F (more terms only raise
-    it; valid for w ≥ 0 too), plus γ_{k+7}·(|C_jj| + the nonnegative rest) for the roundings of its
-    sums, products and the division by the rounded g.  On pbmc ``--scale`` k = 10 it removes 737 of
-    the 745 features the Gershgorin test on the formed M removes, in 0.06 s instead of 46 s."""
-    idx = np.asarray(F, dtype=np.intp)
-    A = np.abs(C[np.ix_(idx, idx)])
-    np.fill_diagonal(A, 0.0)
-    d = np.diag(C)[idx]
-    t, n = k - 1, len(idx)
-    r = min(t - 1, n - 1)
-    T = np.partition(A, n - r, axis=0)[n - r :].sum(axis=0) if r > 0 else np.zeros(n)
-    g_margin = gamma(k + 7)
-    keep = []
-    for p, i in enumerate(F):
-        g = level - d[p]
-        if not g > 0 or n == 1:
-            keep.append(i)
-            continue
-        c = A[:, p]
-        S = float(np.partition(c, n - r)[n - r :].sum()) if r > 0 else 0.0
-        rest = c * c / g + T + c * (S / g)
-        b = d + rest + g_margin * (np.abs(d) + rest)
-        b[p] = -np.inf
-        if not float(np.max(b)) <= level:
-            keep.append(i)
-    return keep
 
 
 class Exact(Solver):

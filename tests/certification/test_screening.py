@@ -10,8 +10,8 @@ import pytest
 from certpca.certification import certify_vector
 from certpca.certification.screening import screening_bound, threshold_test
 from certpca.problem import Problem
-from certpca.solvers.exact import exact, schur_prunes
-from certpca.solvers.search import quick_pass, screen
+from certpca.solvers.exact import exact, quick_pass, schur_prunes
+from certpca.solvers.search import screen
 from tests.brute import brute_force, random_psd
 
 FAMILIES = ["wishart", "spiked", "lowrank", "posfactor", "tied", "negative"]
