@@ -16,7 +16,7 @@ from certpca.certification.duals import dabe_bound, dspca_dual_bound, pattern_bo
 from certpca.certification.lowrank import split_bound
 from certpca.certification.numerics import ESTIMATE_FINALISTS, lmax_estimate, minimize_1d
 from certpca.certification.threshold import threshold_bound
-from certpca.clock import Deadline
+from certpca.clock import Deadline, Work
 from certpca.problem import Problem
 from tests.brute import brute_force, random_psd
 
@@ -113,3 +113,45 @@ def test_planted_spike_through_lanczos(monkeypatch, factor):
         value = BOUNDS[name](P, k).value
         assert value >= 1 + theta, name
         assert value <= (1 + theta) * 1.001, (name, value)  # the spike is found: the search lost nothing
+
+
+def _threshold_problems(seed, n):
+    """Small problems with several thresholded components: factor and dense, signed and w ≥ 0."""
+    rng = np.random.default_rng(seed)
+    for t in range(n):
+        D = int(rng.integers(8, 14))
+        if t % 2:
+            X = rng.standard_normal((int(rng.integers(3, D)), D)) * rng.uniform(0.1, 3, D)
+            P = Problem.from_data(X - X.mean(axis=0))
+        else:
+            P = Problem.from_covariance(random_psd(rng, D, ["wishart", "spiked", "lowrank", "posfactor"][t % 4]))
+        yield P, int(rng.integers(2, D - 2)), bool(t % 3 == 0)
+
+
+def test_a_cut_threshold_search_starts_at_the_largest_rho():
+    """The search runs from the largest ρ down, where an evaluation is cheapest: with no work allotted it
+    bounds that one point (the largest pair value, the grid's top), and the bound is still valid."""
+    for P, k, nonneg in _threshold_problems(4, 12):
+        b = threshold_bound(P, k, nonneg, time_limit=Work(0.0))
+        pairs = threshold.sorted_pairs(P, nonneg)
+        assert b.params["rho"] == float(pairs.key[0])
+        assert b.value >= brute_force(P.dense(), k, nonneg)[0]
+
+
+def test_the_rank2_pass_never_worsens_a_cut_estimated_search(monkeypatch):
+    """Under the same allotment the search without the rank-2 pass bounds the plain best point only; with
+    it that point is bounded too, before any rank-2 finalist, so the bound is never larger, even when the
+    allotment abandons the rank-2 bound of the best estimate (it then falls back to a plain bound that can
+    be worse than the plain best's)."""
+    _lanczos_from(monkeypatch, 2)
+    worse = []
+    for P, k, nonneg in _threshold_problems(0, 12):
+        full = Work()
+        threshold_bound(P, k, nonneg, time_limit=full)
+        for share in np.linspace(0.1, 0.9, 9):  # allotments that cut the search at every stage
+            seconds = share * full.used()
+            plain = threshold_bound(P, k, nonneg, rank2=False, time_limit=Work(seconds)).value
+            both = threshold_bound(P, k, nonneg, time_limit=Work(seconds)).value
+            if both > plain:
+                worse.append((P.dim, k, nonneg, share, plain, both))
+    assert not worse, worse[:3]
