@@ -27,7 +27,6 @@ screening's) count estimated work too, so its value does not depend on the machi
 from __future__ import annotations
 
 import multiprocessing
-import os
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -42,6 +41,7 @@ from certpca.clock import Work
 from certpca.errors import TooLarge
 from certpca.problem import Problem
 from certpca.reporting.saved import BandPoint
+from certpca.reporting.side import cores
 
 #: costly bounds computed over the whole path (a count, not seconds, so the band does not depend on the
 #: machine's load): leukemia k = 50, 9 k: the sample-space SDP at the 7 other k, then threshold at the
@@ -167,11 +167,9 @@ def certified_bands(
     ``heads[nonneg]`` the headline certificate at ``headline_k``, which stands for the band there;
     ``seconds`` (of estimated work; None: unlimited) and ``count`` the costly bounds' budget (module
     docstring); ``jobs`` processes compute
-    each round's bounds (None: one per core; the band is the same for any number).
+    each round's bounds (None: :func:`certpca.reporting.side.cores`; the band is the same for any number).
     """
-    jobs = (os.cpu_count() or 1) if jobs is None else jobs
-    if "fork" not in multiprocessing.get_all_start_methods():
-        jobs = 1
+    jobs = cores(jobs)
     bounds = _Bounds(problem)
     todo: dict[tuple[bool, int], list[str]] = {}
     for nonneg, top in tops.items():

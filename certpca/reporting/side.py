@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import time
 import traceback
 from collections.abc import Callable
 from typing import Generic, TypeVar
@@ -25,10 +26,19 @@ from threadpoolctl import threadpool_limits
 T = TypeVar("T")
 
 
+def cores(jobs: int | None = None) -> int:
+    """The number of processes a report runs on: ``jobs``, or None for the cores this process may use
+    (its CPU affinity, which a container or ``taskset`` sets); 1 without the ``fork`` start method."""
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    if jobs is None:
+        jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(int(jobs), 1)
+
+
 def can_fork(jobs: int | None = None) -> bool:
-    """Whether side work runs in child processes: ``jobs`` (None: the cores) above 1 and ``fork`` here."""
-    jobs = (os.cpu_count() or 1) if jobs is None else jobs
-    return jobs > 1 and "fork" in multiprocessing.get_all_start_methods()
+    """Whether side work runs in child processes: :func:`cores` of ``jobs`` above 1."""
+    return cores(jobs) > 1
 
 
 class Side(Generic[T]):
@@ -60,6 +70,20 @@ class Side(Generic[T]):
         return value
 
 
+def recorded(work: Callable[..., T]) -> tuple[T, list[tuple[str, float]]]:
+    """``work(step=...)``'s value and its steps with their wall-clock seconds (recorded where it ran, a child
+    process perhaps, and replayed into the report's progress, ``Steps`` in reporting/run.py)."""
+    done: list[tuple[str, float]] = []
+    last = [time.perf_counter()]
+
+    def record(label: str) -> None:
+        now = time.perf_counter()
+        done.append((label, round(now - last[0], 3)))
+        last[0] = now
+
+    return work(step=record), done
+
+
 def _child(work: Callable[[], object], send) -> None:
     """In the child: the work with one BLAS thread (the parent uses the other core), its value or its
     exception sent back."""
@@ -76,4 +100,4 @@ def _child(work: Callable[[], object], send) -> None:
         send.close()
 
 
-__all__ = ["Side", "can_fork"]
+__all__ = ["Side", "can_fork", "cores", "recorded"]
