@@ -489,7 +489,8 @@ def compute(ds: Dataset, problem: Problem, plan: Plan, jobs: int | None = None) 
         # (reporting/side.py), started once its inputs exist; the nonnegative certificate waits for its fits,
         # the band for the paths, nothing but the end of the run for the genes and the stability refits,
         # which run in the background (BACKGROUND)
-        genes = partial(gene_selection_run, ds, **_gene_options(plan))
+        # its gene-set test in a child of its own (the same niceness, inherited)
+        genes = partial(gene_selection_run, ds, **_gene_options(plan), start=lambda work: Side(work, fork).result)
         gene_side = Side(lambda: recorded(genes), fork, BACKGROUND) if plan.genes else None
         stable_sides: dict[bool, Side] = {}
 

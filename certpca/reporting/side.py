@@ -1,14 +1,15 @@
 """Work of a report that needs nothing from the rest of it, in a forked process beside it (issue 29, part 6).
 
-The gene-selection evaluation and the stability refits read the data and a method's name only, the
-nonnegative fits and every path the problem and the plan (reporting/modes.py); each runs in a child
-process forked when its inputs are known, while the report's own process certifies, the nonnegative
-certificate once its fits are back, the band once the paths are.  The children that nothing waits for
-before the end of the run are niced (``BACKGROUND``), so they take what the critical path leaves of the
-cores.  How many processes: :func:`cores` (the CPU affinity), the one place that decides.  A child computes exactly what the report's process would (the same
-code on a copy of the same memory, seeded alike), so the page is the same with one process or several;
-the report's budget is estimated work that its certificates and band charge (:mod:`certpca.clock`, ``Work``),
-which the children do not spend.  Only the result comes back, pickled through a pipe.
+The gene-selection evaluation (its gene-set test in a child of its own) and the stability refits read the
+data and a method's name only, the nonnegative fits and every path the problem and the plan
+(reporting/modes.py); each runs in a child process forked when its inputs are known, while the report's
+own process certifies, the nonnegative certificate once its fits are back, the band once the paths are.
+The children that nothing waits for before the end of the run are niced (``BACKGROUND``), so they take
+what the critical path leaves of the cores.  How many processes: :func:`cores` (the CPU affinity), the one
+place that decides.  A child computes exactly what the report's process would (the same code on a copy
+of the same memory, seeded alike), so the page is the same with one process or several; the report's
+budget is estimated work that its certificates and band charge (:mod:`certpca.clock`, ``Work``), which
+the children do not spend.  Only the result comes back, pickled through a pipe.
 
 Without ``fork`` (or with one core, or ``jobs=1``) the work runs in this process when its result is
 asked for.  A child never runs a bound solved inside cvxpy (reporting/band.py, ``IN_PROCESS``: a
