@@ -6,7 +6,8 @@ what runs, into a frozen plan) and :func:`compute` follows the plan, one functio
 1. :func:`describe_data` — the data section and the spectrum;
 2. :func:`fit_and_certify` — the fits of every method at k, sparse and
    nonnegative (exactly what ``certpca fit DATA --k K --method M [--nonneg]
-   --json`` prints, same seed), and one certificate per fit: the upper bounds
+   --json`` prints, same seed; the nonnegative ones in a child process beside
+   the plain certificate), and one certificate per fit: the upper bounds
    on OPT(k, nonneg) do not depend on the vector (the support-specific
    ``pattern`` bound is left out), so they are computed once per sign
    constraint on the best vector and shared; each method's value, lower bound
@@ -14,8 +15,8 @@ what runs, into a frozen plan) and :func:`compute` follows the plan, one functio
    bit for bit what ``certpca certify --loadings fit.csv --bounds ... --json``
    gives them;
 3. :func:`path_and_band` — the variance–cardinality path of every method on a
-   coarse grid with the certified band (best value found .. best upper bound
-   from the certificate's bound families, :mod:`certpca.reporting.band`);
+   coarse grid (traced beside the certificates, :mod:`certpca.reporting.modes`) with the certified band
+   (best value found .. best upper bound from the certificate's bound families, :mod:`certpca.reporting.band`);
 4. :func:`certpca.reporting.genes.gene_selection_run` — the gene-selection
    evaluation of Sigg & Buhmann (2008, §5.3) when the data carry class labels;
 5. :func:`references` — the references of every method and bound that ran.
