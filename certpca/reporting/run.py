@@ -70,7 +70,7 @@ from certpca.reporting.saved import (
     Scores,
     Settings,
 )
-from certpca.reporting.side import BACKGROUND, Side, can_fork, cores, recorded
+from certpca.reporting.side import Side, can_fork, cores, recorded
 from certpca.reporting.stability import STABILITY_REFS, stability_record
 from certpca.results import Component, Fit
 from certpca.solvers import REGISTRY as SOLVERS
@@ -488,17 +488,16 @@ def compute(ds: Dataset, problem: Problem, plan: Plan, jobs: int | None = None) 
         # the gene selection, the stability refits and the fits and paths of every sign constraint but the
         # first need nothing from the certificates: each runs in a child process beside them
         # (reporting/side.py), started once its inputs exist; the nonnegative certificate waits for its fits,
-        # the band for the paths, nothing but the end of the run for the genes and the stability refits,
-        # which run in the background (BACKGROUND)
-        # its gene-set test in a child of its own (the same niceness, inherited)
+        # the band for the paths, nothing but the end of the run for the genes and the stability refits
+        # its gene-set test in a child of its own
         genes = partial(gene_selection_run, ds, **_gene_options(plan), start=lambda work: Side(work, fork).result)
-        gene_side = Side(lambda: recorded(genes), fork, BACKGROUND) if plan.genes else None
+        gene_side = Side(lambda: recorded(genes), fork) if plan.genes else None
         stable_sides: dict[bool, Side] = {}
 
         def fitted_best(nonneg: bool, best: Fit) -> None:
             if plan.stability:
                 refits = partial(stability_record, ds, best, plan.stability, plan.seed)
-                stable_sides[nonneg] = Side(refits, fork, BACKGROUND)
+                stable_sides[nonneg] = Side(refits, fork)
 
         data = describe_data(ds, problem)
         step("spectrum")

@@ -4,10 +4,10 @@ The gene-selection evaluation (its gene-set test in a child of its own) and the 
 data and a method's name only, the nonnegative fits and every path the problem and the plan
 (reporting/modes.py); each runs in a child process forked when its inputs are known, while the report's
 own process certifies, the nonnegative certificate once its fits are back, the band once the paths are.
-The children that nothing waits for before the end of the run are niced (``BACKGROUND``), so they take
-what the critical path leaves of the cores.  How many processes: :func:`cores` (the CPU affinity), the one
-place that decides.  A child computes exactly what the report's process would (the same code on a copy
-of the same memory, seeded alike), so the page is the same with one process or several; the report's
+(Niced children, to leave the cores to the certificates, were slower on a shared machine, whose other
+processes took their share: reports/bench/report.md.)  How many processes: :func:`cores` (the CPU
+affinity), the one place that decides.  A child computes exactly what the report's process would (the same
+code on a copy of the same memory, seeded alike), so the page is the same with one process or several; the report's
 budget is estimated work that its certificates and band charge (:mod:`certpca.clock`, ``Work``), which
 the children do not spend.  Only the result comes back, pickled through a pipe.
 
@@ -45,24 +45,18 @@ def can_fork(jobs: int | None = None) -> bool:
     return cores(jobs) > 1
 
 
-#: the niceness of a child whose result the report needs only at its end (the gene selection, the stability
-#: refits): the certificates and what they wait for keep the cores first, and it takes what they leave
-BACKGROUND = 10
-
-
 class Side(Generic[T]):
     """``work()`` started now in a forked child (``fork``) or run later in this process; ``result()``
-    gives its value (or raises its exception) either way.  ``niceness`` is added to the child's (``BACKGROUND``
-    for work nothing waits for before the end of the run)."""
+    gives its value (or raises its exception) either way."""
 
-    def __init__(self, work: Callable[[], T], fork: bool, niceness: int = 0):
+    def __init__(self, work: Callable[[], T], fork: bool):
         self.work = work
         self.process = None
         if fork:
             ctx = multiprocessing.get_context("fork")
             self.receive, send = ctx.Pipe(duplex=False)
             # not a daemon: the work may fork
-            self.process = ctx.Process(target=_child, args=(work, send, niceness))
+            self.process = ctx.Process(target=_child, args=(work, send))
             self.process.start()
             send.close()
 
@@ -95,12 +89,10 @@ def recorded(work: Callable[..., T]) -> tuple[T, list[tuple[str, float]]]:
     return work(step=record), done
 
 
-def _child(work: Callable[[], object], send, niceness: int) -> None:
-    """In the child: the work with one BLAS thread (the parent uses the other core) at ``niceness`` more, its
-    value or its exception sent back."""
+def _child(work: Callable[[], object], send) -> None:
+    """In the child: the work with one BLAS thread (the parent uses the other core), its value or its
+    exception sent back."""
     try:
-        if niceness and hasattr(os, "nice"):
-            os.nice(niceness)
         with threadpool_limits(limits=1):
             value = work()
         send.send((True, value))
@@ -113,4 +105,4 @@ def _child(work: Callable[[], object], send, niceness: int) -> None:
         send.close()
 
 
-__all__ = ["BACKGROUND", "Side", "can_fork", "cores", "recorded"]
+__all__ = ["Side", "can_fork", "cores", "recorded"]
