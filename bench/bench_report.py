@@ -61,6 +61,16 @@ def run(tree: Path, out: Path, job: str) -> dict:
     }
 
 
+def timeless(saved):
+    """The saved run without what changes from run to run or between the trees' invocations: the seconds
+    and the command (its output file)."""
+    if isinstance(saved, dict):
+        return {key: timeless(v) for key, v in saved.items() if "seconds" not in key and key != "command"}
+    if isinstance(saved, list):
+        return [timeless(v) for v in saved]
+    return saved
+
+
 def band_summary(saved: dict) -> dict:
     """Per sign, the band's minimum certified fraction over k ≥ 2, its value at the headline k, and the
     headline certificate's upper bound."""
@@ -147,6 +157,9 @@ def main() -> None:
             lines.append(f"| {n} | {med[n]['wall']:.1f} | {med[n]['cpu']:.1f} | {med[n]['rss_mb']:.0f} | {loads} |")
         ratio = {f: med["after"][f] / med["before"][f] for f in ("wall", "cpu", "rss_mb")}
         lines.append(f"| after / before | {ratio['wall']:.2f} | {ratio['cpu']:.2f} | {ratio['rss_mb']:.2f} | |")
+        same = all(timeless(a["run"]) == timeless(rs["before"][0]["run"]) for a in rs["after"] + rs["before"])
+        verdict = "yes" if same else "NO"
+        lines += ["", f"Every saved run the same as before's first (seconds, command aside): {verdict}."]
         lines += ["", "| | sign | headline upper bound | headline certified | band's minimum over k ≥ 2 (at k) |"]
         lines += ["|---|---|---|---|---|"]
         for n in ("before", "after"):

@@ -15,7 +15,7 @@ computed as a certificate computes it (:func:`certpca.certification.evaluate_bou
   none starts once it is spent (a note says so; behind it a safety net of ``CPU_NET`` times it in CPU
   seconds, after which the band would depend on the machine).  What they reuse
   across k: the threshold bound's pairs and components per ρ, dABE's λmax per ρ (``Problem.memo``);
-  each round's bounds run in parallel, one process per core.
+  the bounds at every k and each round's run in parallel, one process per core.
 
 Validity: every point is the minimum of valid upper bounds on OPT(k, nonneg); for w ≥ 0 the bounds of
 the plain problem count too (OPT over w ≥ 0 ≤ OPT over all w).  The sample-space SDP runs a fixed
@@ -27,7 +27,6 @@ screening's) count estimated work too, so its value does not depend on the machi
 from __future__ import annotations
 
 import multiprocessing
-import os
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -42,6 +41,7 @@ from certpca.clock import Work
 from certpca.errors import TooLarge
 from certpca.problem import Problem
 from certpca.reporting.saved import BandPoint
+from certpca.reporting.side import cores
 
 #: costly bounds computed over the whole path (a count, not seconds, so the band does not depend on the
 #: machine's load): leukemia k = 50, 9 k: the sample-space SDP at the 7 other k, then threshold at the
@@ -71,20 +71,13 @@ OPTIMAL_TOL = 1e-6
 
 
 class _Bounds:
-    """The band's bounds per (name, k, sign); a sign-free bound is computed on the plain problem once."""
+    """The band's bounds per (name, k, sign); a sign-free bound is computed on the plain problem once (``key``)."""
 
-    def __init__(self, problem: Problem):
-        self.problem = problem
+    def __init__(self) -> None:
         self.done: dict[tuple[str, int, bool], Bound | None] = {}
 
     def key(self, name: str, k: int, nonneg: bool) -> tuple[str, int, bool]:
         return name, k, nonneg and not BOUNDS[name].sign_free
-
-    def compute(self, name: str, k: int, nonneg: bool) -> None:
-        """Compute the bound (None when it does not apply), once."""
-        key = self.key(name, k, nonneg)
-        if key not in self.done:
-            self.done[key] = _bound(self.problem, key)[0]
 
     def best(self, k: int, nonneg: bool) -> Bound | None:
         """The smallest bound at k; for w ≥ 0 those of the plain problem count too."""
@@ -128,6 +121,16 @@ def _worker(task: tuple[tuple[str, int, bool], float | None]) -> tuple[Bound | N
         return _bound(_SHARED["problem"], *task)
 
 
+def _computed(pool, keys: list[tuple[str, int, bool]], allotment: float | None) -> tuple[list, list]:
+    """The bounds ``keys`` each within ``allotment`` (:func:`_worker`): on the pool when there is one, while this
+    process computes those solved inside cvxpy (``IN_PROCESS``); the keys in the order of their results."""
+    forked = [key for key in keys if pool is not None and key[0] not in IN_PROCESS]
+    here = [key for key in keys if key not in forked]
+    pending = pool.map(_worker, [(key, allotment) for key in forked]) if forked else iter(())  # submitted now
+    runs = [_worker((key, allotment)) for key in here]
+    return forked + here, [*pending, *runs]
+
+
 def _round(todo: dict, bounds: _Bounds, fraction) -> list[tuple[str, int, bool]]:
     """One round: each (sign, k) left, loosest first, takes its next costly bound; one already computed
     or taken this round (a sign-free bound of the other sign) serves it for the round.  The round's
@@ -167,20 +170,17 @@ def certified_bands(
     ``heads[nonneg]`` the headline certificate at ``headline_k``, which stands for the band there;
     ``seconds`` (of estimated work; None: unlimited) and ``count`` the costly bounds' budget (module
     docstring); ``jobs`` processes compute
-    each round's bounds (None: one per core; the band is the same for any number).
+    each round's bounds (None: :func:`certpca.reporting.side.cores`; the band is the same for any number).
     """
-    jobs = (os.cpu_count() or 1) if jobs is None else jobs
-    if "fork" not in multiprocessing.get_all_start_methods():
-        jobs = 1
-    bounds = _Bounds(problem)
+    jobs = cores(jobs)
+    bounds = _Bounds()
     todo: dict[tuple[bool, int], list[str]] = {}
+    cheap: list[tuple[str, int, bool]] = []  # the bounds below the search class at every k, each once
     for nonneg, top in tops.items():
         for k in top:
             if k == headline_k and nonneg in heads:
                 continue
-            for name in names[nonneg]:
-                if not is_costly(name):
-                    bounds.compute(name, k, nonneg)
+            cheap += [bounds.key(n, k, nonneg) for n in names[nonneg] if not is_costly(n)]
             todo[nonneg, k] = _order([n for n in names[nonneg] if is_costly(n)], heads.get(nonneg))
 
     def fraction(nonneg: bool, k: int) -> float:
@@ -188,10 +188,13 @@ def certified_bands(
         return 0.0 if b is None or b.value <= 0 else tops[nonneg][k][0] / b.value
 
     spent, cpu, computed, notes = 0.0, 0.0, 0, []
-    todo = {sk: left for sk, left in todo.items() if left}
     _SHARED["problem"] = problem  # before the pool forks
     fork = multiprocessing.get_context("fork") if jobs > 1 else None
     with ProcessPoolExecutor(jobs, mp_context=fork) if fork else nullcontext() as pool:
+        # the cheap bounds do not depend on each other either (nor on an allotment): on the pool too
+        for key, (bound, _, _) in zip(*_computed(pool, list(dict.fromkeys(cheap)), None)):
+            bounds.done[key] = bound
+        todo = {sk: left for sk, left in todo.items() if left}
         while todo and computed < count:
             if seconds is not None and spent >= seconds:
                 notes.append(f"band: no further costly bound started after its {seconds:.3g} s of estimated work")
@@ -204,13 +207,7 @@ def certified_bands(
                 break
             tasks = _round(todo, bounds, fraction)[: count - computed]
             each = None if seconds is None else (seconds - spent) / (count - computed)  # what is left, shared
-            forked = [t for t in tasks if pool is not None and t[0] not in IN_PROCESS]
-            here = [t for t in tasks if t not in forked]
-            runs = [
-                *(pool.map(_worker, [(t, each) for t in forked]) if pool is not None else []),
-                *(_worker((t, each)) for t in here),
-            ]
-            for key, (bound, estimated, seconds_used) in zip(forked + here, runs):
+            for key, (bound, estimated, seconds_used) in zip(*_computed(pool, tasks, each)):
                 bounds.done[key] = bound
                 spent += estimated
                 cpu += seconds_used

@@ -6,6 +6,7 @@ Its references stay here, with the evaluation they belong to.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 
 from certpca import evaluate as ev
 from certpca.data import Dataset, clustering_classes
@@ -43,6 +44,7 @@ def gene_selection_run(
     seed: int = 0,
     alpha: float = ALPHA,
     step: Callable[[str], None] | None = None,
+    start: Callable[[Callable[[], dict]], Callable[[], dict]] | None = None,
 ) -> GeneSelection:
     """Sigg & Buhmann §5.3 on ``ds`` as prepared: k-means Jaccard of feature subsets.
 
@@ -50,7 +52,9 @@ def gene_selection_run(
     ``sizes`` (plus ``featured``); the CE simple ranking is Varshavsky et al.'s.
     At ``featured`` features the component's genes are tested against random gene sets of the same
     size (:func:`certpca.evaluate.gene_set_test`; the runs over k-means restarts describe the
-    initialisation, they are not independent samples to test with).
+    initialisation, they are not independent samples to test with).  The test needs only the path:
+    ``start(work)`` starts it (a child process beside the rest, reporting/side.py) and returns what gives
+    its result; None: it runs here, after the rest.
     """
     if ds.labels is None or ds.is_covariance:
         raise InputError("gene selection needs labelled samples x features data; give `labels=FILE|COLUMN`")
@@ -66,6 +70,9 @@ def gene_selection_run(
         path = fit_path(problem, sizes, method=method, nonneg=True, seed=seed)
     done("gene selection: nonnegative sparse path")
     supports = {c.k: c.support for c in path}
+    # the component's genes as the evaluation's table lists them (its rows' features, as text)
+    genes = [str(f) for f in supports[featured]]
+    tested = (start or (lambda work: work))(partial(ev.gene_set_test, ds, genes, seed=seed))
     nspc = f"nonnegative sparse PC ({method})"
     ce = "CE simple ranking"
     ce_select = ev.ce_selector()
@@ -89,9 +96,7 @@ def gene_selection_run(
         )
         for r in frame.itertuples(index=False)
     ]
-    by = {(r.selector, r.size): r for r in rows}
-    component = by[(nspc, featured)]
-    result = ev.gene_set_test(ds, component.features or [], seed=seed)
+    result = tested()
     done("gene selection: the selected genes against random gene sets")
     set_test = GeneSetTest(**{f: result[f] for f in GeneSetTest.__dataclass_fields__})
     prep = dict(ds.preprocessing)

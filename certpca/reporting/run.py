@@ -6,7 +6,8 @@ what runs, into a frozen plan) and :func:`compute` follows the plan, one functio
 1. :func:`describe_data` — the data section and the spectrum;
 2. :func:`fit_and_certify` — the fits of every method at k, sparse and
    nonnegative (exactly what ``certpca fit DATA --k K --method M [--nonneg]
-   --json`` prints, same seed), and one certificate per fit: the upper bounds
+   --json`` prints, same seed; the nonnegative ones in a child process beside
+   the plain certificate), and one certificate per fit: the upper bounds
    on OPT(k, nonneg) do not depend on the vector (the support-specific
    ``pattern`` bound is left out), so they are computed once per sign
    constraint on the best vector and shared; each method's value, lower bound
@@ -14,8 +15,8 @@ what runs, into a frozen plan) and :func:`compute` follows the plan, one functio
    bit for bit what ``certpca certify --loadings fit.csv --bounds ... --json``
    gives them;
 3. :func:`path_and_band` — the variance–cardinality path of every method on a
-   coarse grid with the certified band (best value found .. best upper bound
-   from the certificate's bound families, :mod:`certpca.reporting.band`);
+   coarse grid (traced beside the certificates, :mod:`certpca.reporting.modes`) with the certified band
+   (best value found .. best upper bound from the certificate's bound families, :mod:`certpca.reporting.band`);
 4. :func:`certpca.reporting.genes.gene_selection_run` — the gene-selection
    evaluation of Sigg & Buhmann (2008, §5.3) when the data carry class labels;
 5. :func:`references` — the references of every method and bound that ran.
@@ -30,10 +31,9 @@ import platform
 import re
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TypeVar
 
 import numpy as np
 
@@ -41,15 +41,13 @@ from certpca import datasets
 from certpca.certification import REGISTRY as BOUNDS
 from certpca.certification import Certificate, certify_vector, recertify
 from certpca.certification.components import certify_components
-from certpca.components import SEQUENTIAL, adopt_better, fit_components
+from certpca.components import SEQUENTIAL, adopt_better
 from certpca.data import Dataset
 from certpca.data.advice import preprocessing_advice
-from certpca.errors import InputError
-from certpca.messages import quiet
-from certpca.paths import fit_path
 from certpca.problem import Problem
 from certpca.reporting.band import certified_bands
 from certpca.reporting.genes import GENE_REFS, gene_selection_run
+from certpca.reporting.modes import ModePaths, attached, fit_mode, fitted_beside, suffix, trace_paths
 from certpca.reporting.options import (
     BUDGETED_BOUNDS,
     DEFAULT_METHODS,
@@ -66,20 +64,17 @@ from certpca.reporting.saved import (
     DataSummary,
     MethodFit,
     MethodPath,
-    PathPoint,
     ReportRun,
     SavedCertificate,
     SavedFit,
     Scores,
     Settings,
 )
-from certpca.reporting.side import Side, can_fork
+from certpca.reporting.side import Side, can_fork, cores, recorded
 from certpca.reporting.stability import STABILITY_REFS, stability_record
 from certpca.results import Component, Fit
 from certpca.solvers import REGISTRY as SOLVERS
 from certpca.version import __version__
-
-T = TypeVar("T")
 
 #: eigenvalues kept for the spectrum figure
 N_EIGEN = 20
@@ -178,10 +173,6 @@ def describe_data(ds: Dataset, problem: Problem, n_eigen: int = N_EIGEN) -> Data
     )
 
 
-def _suffix(nonneg: bool, text: str = " nonneg") -> str:
-    return text if nonneg else ""
-
-
 # --------------------------------------------------------- fit and certify
 @dataclass
 class FitsAtK:
@@ -194,6 +185,8 @@ class FitsAtK:
     shared: dict[bool, Certificate] = field(default_factory=dict)  # the vector-independent bounds per constraint
     notes: list[str] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)  # methods whose fit failed, and why
+    # per sign constraint with fits, its paths and their steps' seconds when asked (traced beside the certificates)
+    paths: dict[bool, Callable[[], tuple[ModePaths, list[tuple[str, float]]]]] = field(default_factory=dict)
 
     def adopt_if_better(self, problem: Problem, comp: Component, plan: Plan) -> None:
         """Add the path's component at k as a fit of its own (``METHOD (path)``) when it beats every fit
@@ -236,32 +229,38 @@ class FitsAtK:
 
 
 def fit_and_certify(
-    ds: Dataset, problem: Problem, plan: Plan, step, fitted: Callable[[bool, Fit], None] | None = None
+    ds: Dataset,
+    problem: Problem,
+    plan: Plan,
+    step,
+    fitted: Callable[[bool, Fit], None] | None = None,
+    beside: Mapping[bool, Side] | None = None,
+    fork: bool = False,
 ) -> FitsAtK:
     """Every method at k on both problems, and one certificate per fit from bounds shared per problem;
-    ``fitted(nonneg, best)`` is called with each problem's best fit before it is certified."""
+    ``fitted(nonneg, best)`` is called with each problem's best fit before it is certified.
+
+    A sign constraint in ``beside`` was fitted, and its path traced, by that :class:`Side`
+    (:func:`fitted_beside`); the others are fitted here, and their path is traced beside the certificates
+    (forked when ``fork``).  The certificates run here, in the plan's order: the nonnegative one takes the
+    plain one's bounds."""
     out = FitsAtK()
     for nonneg in plan.nonneg_modes:
-        mode_fits = []
-        for m in plan.methods_for(nonneg):
-            with quiet() as caught:
-                try:
-                    fit = fit_components(
-                        problem,
-                        plan.k,
-                        n_components=plan.components,
-                        method=m,
-                        nonneg=nonneg,
-                        seed=plan.seed,
-                        data=ds.describe(),
-                        **plan.options_for(m),
-                    )
-                except InputError as err:
-                    out.skipped.setdefault(m, f"{'nonnegative' if nonneg else 'sparse'}: {err}")
-                    continue
-            out.notes += [f"{m}{_suffix(nonneg, ' (nonneg)')}: {w.message}" for w in caught]
-            mode_fits.append(fit)
-            step(f"fit {m}{_suffix(nonneg)}")
+        if beside and nonneg in beside:
+            mode, paths, done = beside[nonneg].result()
+            attached(mode, problem)
+            for label, seconds in done:
+                step.record(label, seconds)
+            out.paths[nonneg] = partial(_traced, paths)
+        else:
+            mode = fit_mode(ds, problem, plan, nonneg, step)
+            if plan.ks and mode.fits:  # the path needs nothing from the certificates: traced beside them
+                trace = partial(trace_paths, problem, plan, nonneg, mode.on_path(plan))
+                out.paths[nonneg] = Side(partial(recorded, trace), fork).result
+        out.notes += mode.notes
+        for m, reason in mode.skipped.items():
+            out.skipped.setdefault(m, reason)
+        mode_fits = mode.fits
         if not mode_fits:
             continue
         best = max(mode_fits, key=lambda f: f.components[0].variance)
@@ -284,9 +283,9 @@ def fit_and_certify(
         if shared.better is not None and best.options["deflation"] in SEQUENTIAL:  # as certpca.certify(fit) does
             adopt_better(best, 0, shared.better)
             shared = shared.adopt()
-            out.notes.append(f"{best.options['method']}{_suffix(nonneg, ' (nonneg)')}: {shared.notes[-1]}")
+            out.notes.append(f"{best.options['method']}{suffix(nonneg, ' (nonneg)')}: {shared.notes[-1]}")
             if best.order_note():  # the later components were fitted again after the adopted one
-                out.notes.append(f"{best.options['method']}{_suffix(nonneg, ' (nonneg)')}: {best.order_note()}")
+                out.notes.append(f"{best.options['method']}{suffix(nonneg, ' (nonneg)')}: {best.order_note()}")
         later = (
             certify_components(best, bounds=names, start=1, time_limits=_allotments(plan.allot.later), fixed_work=True)
             if plan.components > 1
@@ -299,7 +298,7 @@ def fit_and_certify(
         out.shared[nonneg] = shared
         out.used_bounds |= {n for n in names if n not in shared.skipped}
         out.raw[nonneg] = mode_fits
-        step(f"certify k={plan.k}{_suffix(nonneg)}")
+        step(f"certify k={plan.k}{suffix(nonneg)}")
         for fit in mode_fits:
             cert = shared if fit is best else recertify(shared, problem, fit.components[0].weights)
             out.fits.append(
@@ -312,6 +311,11 @@ def fit_and_certify(
                 )
             )
     return out
+
+
+def _traced(paths: ModePaths) -> tuple[ModePaths, list[tuple[str, float]]]:
+    """Paths traced with the fits beside the certificates, whose steps are recorded with the fits'."""
+    return paths, []
 
 
 def _allotments(seconds: float) -> dict[str, float]:
@@ -337,7 +341,7 @@ def _time_notes(cert: Certificate, names: list[str], allot, nonneg: bool) -> lis
     if not timed:
         return []
     return [
-        f"certificate at k{_suffix(nonneg, ' (nonnegative)')}: {', '.join(timed)} used its allotment of "
+        f"certificate at k{suffix(nonneg, ' (nonnegative)')}: {', '.join(timed)} used its allotment of "
         f"{allot.head:.3g} s of estimated work (--budget {allot.total:g}) before converging; a larger budget can "
         "tighten the bound"
     ]
@@ -382,41 +386,21 @@ def sample_scores(ds: Dataset, problem: Problem, fits: list[MethodFit]) -> list[
 
 # ---------------------------------------------------------- path and band
 def path_and_band(
-    problem: Problem, plan: Plan, fitted: FitsAtK, step
+    problem: Problem, plan: Plan, fitted: FitsAtK, step, jobs: int | None = None
 ) -> tuple[list[MethodPath], list[Band], list[str]]:
-    """The path of every method on the grid and, per sign constraint, the certified band
-    (:func:`certpca.reporting.band.certified_bands`: the headline's bounds, equal to it at k); with the notes."""
+    """The path of every method on the grid (traced by :func:`fit_and_certify`'s schedule) and, per sign
+    constraint, the certified band (:func:`certpca.reporting.band.certified_bands` on ``jobs`` processes: the
+    headline's bounds, equal to it at k); with the notes."""
     paths, notes = [], []
     tops: dict[bool, dict[int, tuple[float, str]]] = {}
     names: dict[bool, list[str]] = {}
-    for nonneg, mode_fits in fitted.raw.items():
-        by_k: dict[int, list] = {kk: [] for kk in plan.ks}
-        for fit in mode_fits:
-            m = fit.options["method"]
-            if m not in plan.on_path:
-                continue
-            with quiet() as caught:
-                comps = fit_path(problem, plan.ks, method=m, nonneg=nonneg, seed=plan.seed)
-            notes += [f"path {m}{_suffix(nonneg, ' (nonneg)')}: {w.message}" for w in caught]
-            paths.append(
-                MethodPath(
-                    method=m,
-                    nonneg=nonneg,
-                    points=[
-                        PathPoint(
-                            k=c.k,
-                            value=float(c.variance),
-                            cardinality=c.cardinality,
-                            iterations=int(c.iterations),
-                            seconds=float(c.seconds),
-                        )
-                        for c in comps
-                    ],
-                )
-            )
-            for c in comps:
-                by_k[c.k].append(c)
-            step(f"path {m}{_suffix(nonneg)}")
+    for nonneg in fitted.raw:
+        traced, done = fitted.paths[nonneg]()
+        for label, seconds in done:
+            step.record(label, seconds)
+        paths += traced.paths
+        notes += traced.notes
+        by_k = traced.by_k
         if by_k.get(plan.k):
             fitted.adopt_if_better(problem, max(by_k[plan.k], key=lambda c: c.variance), plan)
         tops[nonneg] = {}
@@ -431,7 +415,7 @@ def path_and_band(
         chosen = fitted.bounds.get(nonneg, []) if plan.band_bounds is None else plan.band_bounds
         names[nonneg] = applicable(chosen, problem, nonneg)
     heads = {} if plan.band_bounds is not None else dict(fitted.shared)
-    points, band_notes = certified_bands(problem, tops, names, heads, plan.k, seconds=plan.allot.band)
+    points, band_notes = certified_bands(problem, tops, names, heads, plan.k, seconds=plan.allot.band, jobs=jobs)
     notes += band_notes
     bands = [Band(nonneg=nonneg, bounds=names[nonneg], points=points[nonneg]) for nonneg in tops]
     step("band")
@@ -478,30 +462,19 @@ def _gene_options(plan: Plan) -> dict:
     return {"sizes": plan.gene_sizes, "featured": plan.gene_k, "n_init": plan.n_init, "seed": plan.seed}
 
 
-def _recorded(work: Callable[..., T]) -> tuple[T, list[tuple[str, float]]]:
-    """``work(step=...)``'s value and its steps with their seconds (recorded where it ran, a child
-    process perhaps, and replayed into the report's :class:`Steps`)."""
-    done: list[tuple[str, float]] = []
-    last = [time.perf_counter()]
-
-    def record(label: str) -> None:
-        now = time.perf_counter()
-        done.append((label, round(now - last[0], 3)))
-        last[0] = now
-
-    return work(step=record), done
-
-
-def compute_run(ds: Dataset, options: ReportOptions) -> ReportRun:
+def compute_run(ds: Dataset, options: ReportOptions, jobs: int | None = None) -> ReportRun:
     """Fits, certificates, path, band and gene selection for ``ds`` with the report's ``options``
-    (:class:`~certpca.reporting.options.ReportOptions`; its output fields are not used here)."""
+    (:class:`~certpca.reporting.options.ReportOptions`; its output fields are not used here) on ``jobs``
+    processes (None: the cores available, :func:`certpca.reporting.side.cores`)."""
     problem = ds.problem()
-    return compute(ds, problem, resolve(ds, problem, options))
+    return compute(ds, problem, resolve(ds, problem, options), jobs)
 
 
-def compute(ds: Dataset, problem: Problem, plan: Plan) -> ReportRun:
+def compute(ds: Dataset, problem: Problem, plan: Plan, jobs: int | None = None) -> ReportRun:
     """The saved run of a resolved :class:`~certpca.reporting.options.Plan` on ``ds`` and its covariance
-    ``problem``; the plan is only read."""
+    ``problem``; the plan is only read.  With ``jobs`` > 1 processes (None: the cores available) the work
+    that needs nothing from the certificates runs in child processes beside them (reporting/side.py), and the
+    band's bounds on a pool; the run is the same for any ``jobs``."""
     modes = len(plan.nonneg_modes)
     path_steps = len(plan.on_path) if plan.ks else 0
     stable_steps = modes if plan.stability else 0
@@ -509,26 +482,32 @@ def compute(ds: Dataset, problem: Problem, plan: Plan) -> ReportRun:
         modes * (len(plan.methods) + 1 + path_steps) + bool(plan.ks) + (3 if plan.genes else 0) + stable_steps + 1,
         plan.progress,
     )
-    fork = can_fork()
+    jobs = cores(jobs)
+    fork = can_fork(jobs)
     try:
-        # the gene selection and the stability refits need nothing from the fits' certificates or the
-        # path: each runs in a child process beside them (reporting/side.py), started once its inputs exist
-        genes = partial(gene_selection_run, ds, **_gene_options(plan))
-        gene_side = Side(lambda: _recorded(genes), fork) if plan.genes else None
+        # the gene selection, the stability refits and the fits and paths of every sign constraint but the
+        # first need nothing from the certificates: each runs in a child process beside them
+        # (reporting/side.py), started once its inputs exist; the nonnegative certificate waits for its fits,
+        # the band for the paths, nothing but the end of the run for the genes and the stability refits
+        # its gene-set test in a child of its own
+        genes = partial(gene_selection_run, ds, **_gene_options(plan), start=lambda work: Side(work, fork).result)
+        gene_side = Side(lambda: recorded(genes), fork) if plan.genes else None
         stable_sides: dict[bool, Side] = {}
 
         def fitted_best(nonneg: bool, best: Fit) -> None:
             if plan.stability:
-                stable_sides[nonneg] = Side(partial(stability_record, ds, best, plan.stability, plan.seed), fork)
+                refits = partial(stability_record, ds, best, plan.stability, plan.seed)
+                stable_sides[nonneg] = Side(refits, fork)
 
         data = describe_data(ds, problem)
         step("spectrum")
-        fitted = fit_and_certify(ds, problem, plan, step, fitted_best)
-        paths, bands, path_notes = path_and_band(problem, plan, fitted, step) if plan.ks else ([], [], [])
+        beside = {nn: Side(partial(fitted_beside, ds, problem, plan, nn), fork) for nn in plan.nonneg_modes[1:]}
+        fitted = fit_and_certify(ds, problem, plan, step, fitted_best, beside, fork)
+        paths, bands, path_notes = path_and_band(problem, plan, fitted, step, jobs) if plan.ks else ([], [], [])
         stable = []
         for nonneg, side in stable_sides.items():
             stable.append(side.result())
-            step(f"stability{_suffix(nonneg)}")
+            step(f"stability{suffix(nonneg)}")
         gene = None
         if gene_side is not None:
             gene, done = gene_side.result()

@@ -1,11 +1,15 @@
 """Work of a report that needs nothing from the rest of it, in a forked process beside it (issue 29, part 6).
 
-The gene-selection evaluation and the stability refits read the data and a method's name only; they
-run in a child process forked when their inputs are known, while the report's own process fits,
-certifies and traces the path.  A child computes exactly what the report's process would (the same
-code on a copy of the same memory, seeded alike), so the page is the same with one process or several;
-the report's budget is estimated work that its certificates and band charge (:mod:`certpca.clock`, ``Work``),
-which the children do not spend.  Only the result comes back, pickled through a pipe.
+The gene-selection evaluation (its gene-set test in a child of its own) and the stability refits read the
+data and a method's name only, the nonnegative fits and every path the problem and the plan
+(reporting/modes.py); each runs in a child process forked when its inputs are known, while the report's
+own process certifies, the nonnegative certificate once its fits are back, the band once the paths are.
+(Niced children, to leave the cores to the certificates, were slower on a shared machine, whose other
+processes took their share: reports/bench/report.md.)  How many processes: :func:`cores` (the CPU
+affinity), the one place that decides.  A child computes exactly what the report's process would (the same
+code on a copy of the same memory, seeded alike), so the page is the same with one process or several; the report's
+budget is estimated work that its certificates and band charge (:mod:`certpca.clock`, ``Work``), which
+the children do not spend.  Only the result comes back, pickled through a pipe.
 
 Without ``fork`` (or with one core, or ``jobs=1``) the work runs in this process when its result is
 asked for.  A child never runs a bound solved inside cvxpy (reporting/band.py, ``IN_PROCESS``: a
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import time
 import traceback
 from collections.abc import Callable
 from typing import Generic, TypeVar
@@ -25,10 +30,19 @@ from threadpoolctl import threadpool_limits
 T = TypeVar("T")
 
 
+def cores(jobs: int | None = None) -> int:
+    """The number of processes a report runs on: ``jobs``, or None for the cores this process may use
+    (its CPU affinity, which a container or ``taskset`` sets); 1 without the ``fork`` start method."""
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    if jobs is None:
+        jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(int(jobs), 1)
+
+
 def can_fork(jobs: int | None = None) -> bool:
-    """Whether side work runs in child processes: ``jobs`` (None: the cores) above 1 and ``fork`` here."""
-    jobs = (os.cpu_count() or 1) if jobs is None else jobs
-    return jobs > 1 and "fork" in multiprocessing.get_all_start_methods()
+    """Whether side work runs in child processes: :func:`cores` of ``jobs`` above 1."""
+    return cores(jobs) > 1
 
 
 class Side(Generic[T]):
@@ -41,7 +55,8 @@ class Side(Generic[T]):
         if fork:
             ctx = multiprocessing.get_context("fork")
             self.receive, send = ctx.Pipe(duplex=False)
-            self.process = ctx.Process(target=_child, args=(work, send))  # not a daemon: the work may fork
+            # not a daemon: the work may fork
+            self.process = ctx.Process(target=_child, args=(work, send))
             self.process.start()
             send.close()
 
@@ -60,6 +75,20 @@ class Side(Generic[T]):
         return value
 
 
+def recorded(work: Callable[..., T]) -> tuple[T, list[tuple[str, float]]]:
+    """``work(step=...)``'s value and its steps with their wall-clock seconds (recorded where it ran, a child
+    process perhaps, and replayed into the report's progress, ``Steps`` in reporting/run.py)."""
+    done: list[tuple[str, float]] = []
+    last = [time.perf_counter()]
+
+    def record(label: str) -> None:
+        now = time.perf_counter()
+        done.append((label, round(now - last[0], 3)))
+        last[0] = now
+
+    return work(step=record), done
+
+
 def _child(work: Callable[[], object], send) -> None:
     """In the child: the work with one BLAS thread (the parent uses the other core), its value or its
     exception sent back."""
@@ -76,4 +105,4 @@ def _child(work: Callable[[], object], send) -> None:
         send.close()
 
 
-__all__ = ["Side", "can_fork"]
+__all__ = ["Side", "can_fork", "cores", "recorded"]

@@ -1,8 +1,9 @@
 """The report's side work in child processes (certpca/reporting/side.py): the same run as in one process.
 
-The gene selection and the stability refits run in forked children beside the fits and certificates;
-the saved run must be the same as when everything runs in the report's own process (the seconds of
-the steps aside), and a child's value and exceptions must reach the parent.
+The gene selection, the stability refits, the nonnegative fits and the paths run in forked children beside
+the certificates, and the band's bounds on a pool; the saved run and the page must be the same as when
+everything runs in the report's own process (``jobs=1``; the seconds of the steps aside), and a child's
+value and exceptions must reach the parent.
 """
 
 import json
@@ -12,12 +13,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import certpca.reporting.run as run_module
 from certpca.data import Dataset, prepare
 from certpca.errors import InputError
+from certpca.reporting.html import render
 from certpca.reporting.options import ReportOptions
 from certpca.reporting.run import compute_run
-from certpca.reporting.side import Side, can_fork
+from certpca.reporting.side import Side, can_fork, cores
 
 pytestmark = pytest.mark.skipif(not can_fork(2), reason="no fork start method here")
 
@@ -48,7 +49,7 @@ def _labelled():
     return prepare(Dataset("side", X, pd.Index([f"g{j}" for j in range(d)]), samples, labels))
 
 
-def test_the_run_is_the_same_with_side_processes_or_without(monkeypatch):
+def test_the_run_is_the_same_with_side_processes_or_without():
     ds = _labelled()
     options = ReportOptions(
         k=3,
@@ -61,12 +62,39 @@ def test_the_run_is_the_same_with_side_processes_or_without(monkeypatch):
         progress=False,
     )
     runs = []
-    for fork in (True, False):
-        monkeypatch.setattr(run_module, "can_fork", lambda fork=fork: fork)
-        saved = json.loads(compute_run(ds, options).to_json())
+    for jobs in (2, 1):
+        saved = json.loads(compute_run(ds, options, jobs=jobs).to_json())
         assert saved["genes"] and saved["stability"]  # both side jobs ran
         runs.append(_timeless(saved))
     assert runs[0] == runs[1]
+
+
+def test_the_page_is_the_same_on_one_process_or_two():
+    """Both sign constraints, a path whose band computes costly bounds (threshold, the sample-space SDP) within
+    a budget that cuts them, three methods: the saved run and the page byte for byte."""
+    ds = _labelled()
+    options = ReportOptions(
+        k=4,
+        methods="em,threshold,gpower-l0",
+        path="1,2,3,5,8",
+        bounds="trace,lambda1,gershgorin,dabe,split,threshold,dabe_sdp",
+        genes=False,
+        stability=0,
+        budget=0.5,
+        progress=False,
+    )
+    runs = {jobs: compute_run(ds, options, jobs=jobs) for jobs in (1, 2)}
+    saved = {jobs: json.loads(run.to_json()) for jobs, run in runs.items()}
+    assert {p["nonneg"] for p in saved[1]["paths"]} == {False, True}
+    assert any(b["winner"] in ("threshold", "dabe_sdp", "split") for band in saved[1]["bands"] for b in band["points"])
+    assert _timeless(saved[1]) == _timeless(saved[2])
+    assert render(runs[1]) == render(runs[2])
+
+
+def test_one_place_decides_the_processes():
+    assert cores(1) == 1 and not can_fork(1)
+    assert cores(None) >= 1
+    assert can_fork(2) == (cores(2) == 2)
 
 
 def _timeless(obj):
