@@ -352,7 +352,10 @@ def _ub_components(
     rank-2 bounds are left out (each component keeps its other bounds).  ``memo``: a dict for the
     component bounds of this M (this ρ), given again with the same M so that a later call reuses them:
     those that do not depend on k (λmax, the rank-2 bound's eigen-part, the Perron vector and its row
-    bound) and the weighted k-sparse row bound per k.  Returns (value, info).
+    bound) and the weighted k-sparse row bound per k.  Its work (``info["ops"]``) is charged whether computed
+    or taken from ``memo``, so that a bound cut by its allotment does not depend on what earlier calls left
+    there (the report's band runs its k on a pool, each worker with the memo of the tasks it happened to
+    get).  Returns (value, info).
     """
     memo = {} if memo is None else memo
     D = len(diag)
@@ -394,25 +397,24 @@ def _ub_components(
         if n <= dense_max:
             lam = memo.get(("lmax", int(c), estimate))
             with_rank2 = rank2 is not None and n > k and not (stop is not None and stop.passed())
+            eig_ops = LANCZOS_OPS * n * n if estimate else EIGEN_OPS * n**3
+            info["ops"] += eig_ops * (1 + with_rank2)  # charged whether computed or reused (docstring)
             if lam is None or (with_rank2 and ("rank2", int(c), estimate) not in memo):
                 Mk = np.zeros((n, n))
                 Mk[r_l, c_l] = sgn
                 Mk[np.arange(n), np.arange(n)] = dK
-                eig_ops = LANCZOS_OPS * n * n if estimate else EIGEN_OPS * n**3
                 if lam is None:
                     lam = lmax_estimate(Mk) if estimate else lmax_upper(Mk, EPS * float(np.linalg.norm(Mk)))[0]
                     memo["lmax", int(c), estimate] = lam
-                    info["ops"] += eig_ops
-                if with_rank2:
+                if with_rank2 and ("rank2", int(c), estimate) not in memo:
                     memo["rank2", int(c), estimate] = _rank2_parts(Mk, estimate)
-                    info["ops"] += eig_ops
             ub = min(ub, lam)
             if with_rank2:
                 ub = min(ub, _rank2_bound(memo["rank2", int(c), estimate], k, rank2, estimate, stop))
         if n > k and ub > best:
             if ("perron", int(c)) not in memo:
                 memo["perron", int(c)] = _perron(r_l, c_l, a_l, dK)
-                info["ops"] += PAIR_OPS * POWER_STEPS * len(a_l) / 10
+            info["ops"] += PAIR_OPS * POWER_STEPS * len(a_l) / 10
             v, cw = memo["perron", int(c)]
             # weighted k-sparse rows: top_{k−1}(|M_ij| v_j) / v_i, the same at this k for a later call
             if ("weighted", int(c), kk) not in memo:

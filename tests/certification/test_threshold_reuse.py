@@ -5,7 +5,8 @@
 * the component matrix built by radix sorts against scipy's own CSR from (row, column) pairs: the
   same arrays, so the same products;
 * a bound computed after others at other k on the same problem (its per-ρ parts reused from
-  ``Problem.memo``) against the same bound on a fresh problem: equal, and above brute force.
+  ``Problem.memo``) against the same bound on a fresh problem: equal, and above brute force; cut by an
+  allotment, equal too, with the same work charged.
 """
 
 import numpy as np
@@ -13,6 +14,7 @@ import pytest
 import scipy.sparse as sp
 
 from certpca.certification.threshold import _csr, _row_topk, threshold_bound
+from certpca.clock import Work
 from certpca.problem import Problem
 from tests.brute import brute_force, random_psd
 
@@ -92,3 +94,23 @@ def test_bounds_reusing_other_ks_parts_are_those_of_a_fresh_problem():
                 fresh = threshold_bound(build(), k, nonneg, n_grid=12, n_refine=4)
                 assert shared.value == fresh.value, (t, k, nonneg)
                 assert shared.value >= brute_force(C, k, nonneg)[0]
+
+
+def test_a_cut_bound_does_not_depend_on_what_the_memo_holds():
+    """Under an allotment the bound charges its work whether computed or reused, so the same call stops at
+    the same step after other k filled the memo as on a fresh problem: the report's band runs its k on a pool
+    whose workers each hold the memo of the tasks they happened to get."""
+    rng = np.random.default_rng(1)
+    for t in range(6):
+        build = _builder(rng, t)
+        P = build()
+        ks = [int(k) for k in rng.permutation(np.arange(2, P.dim))[:3]]
+        for nonneg in (False, True):
+            for k in ks:
+                full = Work()
+                threshold_bound(P, k, nonneg, n_grid=12, n_refine=4, time_limit=full)
+                for share in (0.2, 0.5, 0.8):
+                    cut = [Work(share * full.used()) for _ in range(2)]
+                    shared = threshold_bound(P, k, nonneg, n_grid=12, n_refine=4, time_limit=cut[0])
+                    fresh = threshold_bound(build(), k, nonneg, n_grid=12, n_refine=4, time_limit=cut[1])
+                    assert (shared.value, cut[0].used()) == (fresh.value, cut[1].used()), (t, k, nonneg, share)
