@@ -16,6 +16,9 @@ BLAS thread.
     python bench/bench_certify.py --screening-only   # only the issue-28 section (about 20 min)
     python bench/bench_certify.py --expression-only  # only the expression sets at k <= 50 (about 30 min)
     python bench/bench_certify.py --expression-only khan cbcl  # only these data sets' rows, in this order
+    python bench/bench_certify.py --expression-only --save rows.jsonl --label "main at X"  # rows saved, not published
+    python bench/bench_certify.py --expression-only --before rows.jsonl  # a before column from a saved run
+    python bench/bench_certify.py --headline-only  # the first table's certificates, one JSON line each
 
 The issue-28 section (Schur screening, then the exact search on the features left) certifies
 each row twice in one run: with the default bounds but ``screening`` ("today") and with all
@@ -24,12 +27,13 @@ of them, and lists the features left, the nodes and the seconds of screening.
 
 from __future__ import annotations
 
+import json
 import os
 import platform
+import subprocess
 import sys
 import time
-from contextlib import contextmanager
-from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 from common import REPORTS, publish
@@ -37,7 +41,8 @@ from threadpoolctl import threadpool_limits
 
 import certpca
 from certpca import datasets
-from certpca.certification import REGISTRY, certify_vector, default_bounds
+from certpca.certification import certify_vector, default_bounds
+from certpca.certification.certificate import DEFAULT_BUDGET
 from certpca.certification.exact import DEFAULT_MAX_DIM as EXACT_DEFAULT_MAX_DIM
 from certpca.solvers import solve
 
@@ -155,63 +160,97 @@ def screening_section() -> str:
     return "\n".join(head + lines) + "\n"
 
 
-@contextmanager
-def _cost_order():
-    """The registry as it was before the wide-data schedule: every bound at its own cost class and share on a
-    factor problem too (``BoundSpec.factor_cost``, ``factor_share`` unset), the expression section's baseline,
-    in the same run."""
-    saved = dict(REGISTRY)
-    REGISTRY.update({n: replace(s, factor_cost=None, factor_share=None) for n, s in saved.items()})
-    try:
-        yield
-    finally:
-        REGISTRY.update(saved)
+def _key(name: str, kw: dict, k: int, nonneg: bool) -> str:
+    return f"{name} {_prep(kw)} k={k} {'nonneg' if nonneg else 'signed'}"
 
 
-def expression_section(names: list[str] | None = None) -> str:
-    """Issue 28's expression rows: the default certificate (15 CPU s) of the default solver's vector, with the
-    computing order of :func:`certpca.certification.certificate.computing_order` and with the cost order.
-    ``names``: only these data sets, in this order (all when None)."""
-    load = os.getloadavg()[0]
-    lines = []
+def expression_rows(names: list[str] | None = None, save: str | None = None) -> dict[str, dict]:
+    """Issue 28's expression rows: the default certificate (``DEFAULT_BUDGET`` of work) of the default solver's
+    vector, one per row, each printed (and appended to ``save`` as a JSON line) as soon as it is measured, so a
+    run cut short keeps its rows.  ``names``: only these data sets, in this order (all when None)."""
+    rows = {}
     cases = EXPRESSION_CASES if not names else [c for n in names for c in EXPRESSION_CASES if c[0] == n]
     with threadpool_limits(1):
-        for name, kw, k, nonneg, goal in cases:
+        for name, kw, k, nonneg, _goal in cases:
             P = datasets.load(name, **kw).problem()
             best = solve(P, k, nonneg=nonneg, method="auto")
-            with _cost_order():
-                t0 = time.process_time()
-                old = certify_vector(P, best.weights, k, nonneg=nonneg)
-                t_old = time.process_time() - t0
             t0 = time.process_time()
-            new = certify_vector(P, best.weights, k, nonneg=nonneg)
-            t_new = time.process_time() - t0
-            met = "met" if new.certified_fraction >= goal else "not met"
-            lines.append(
-                f"| {name} | {_prep(kw)} | {k} | {'nonneg' if nonneg else 'signed'} | {new.value:.6g} "
-                f"| {old.certified_fraction:.2%} | {old.winner} | {t_old:.1f} | {new.certified_fraction:.2%} "
-                f"| {new.winner} | {new.upper_bound / new.value:.4f} | {t_new:.1f} | {goal:.1%}: {met} |"
-            )
-            print(lines[-1], flush=True)  # a row as soon as it is measured: a run cut short keeps its rows
+            cert = certify_vector(P, best.weights, k, nonneg=nonneg)
+            row = {
+                "key": _key(name, kw, k, nonneg),
+                "value": cert.value,
+                "fraction": cert.certified_fraction,
+                "winner": cert.winner,
+                "upper": cert.upper_bound,
+                "cpu": time.process_time() - t0,
+                "net_fired": cert.net_fired,
+                "bounds": {b.name: [b.value / cert.value, b.seconds] for b in cert.bounds},
+                "skipped": cert.skipped,
+            }
+            rows[row["key"]] = row
+            print(json.dumps(row), flush=True)
+            if save:
+                with open(save, "a") as fh:
+                    fh.write(json.dumps(row) + "\n")
+    return rows
+
+
+def expression_section(
+    names: list[str] | None = None, before: str | None = None, save: str | None = None, label: str | None = None
+) -> str:
+    """The expression rows (:func:`expression_rows`) as a table, beside those of an earlier run saved by
+    ``--save`` (``before``: its JSON lines, the first line naming the code it ran)."""
+    load = os.getloadavg()[0]
+    old: dict[str, dict] = {}
+    label = ""
+    if before:
+        lines_before = Path(before).read_text().splitlines()
+        label = json.loads(lines_before[0])["label"]
+        old = {r["key"]: r for r in map(json.loads, lines_before[1:])}
+    if save:
+        Path(save).write_text(json.dumps({"label": label or f"certpca at {_commit()}"}) + "\n")
+    rows = expression_rows(names, save)
+    lines = []
+    for name, kw, k, nonneg, goal in EXPRESSION_CASES:
+        r = rows.get(_key(name, kw, k, nonneg))
+        if r is None:
+            continue
+        o = old.get(r["key"])
+        was = f"{o['fraction']:.2%} | {o['winner']} | {o['cpu']:.1f}" if o else " | | "
+        met = "met" if r["fraction"] >= goal else "not met"
+        net = " (CPU net fired)" if r["net_fired"] else ""
+        lines.append(
+            f"| {name} | {_prep(kw)} | {k} | {'nonneg' if nonneg else 'signed'} | {r['value']:.6g} | {was} "
+            f"| {r['fraction']:.2%} | {r['winner']} | {r['upper'] / r['value']:.4f} | {r['cpu']:.1f}{net} "
+            f"| {goal:.1%}: {met} |"
+        )
     head = [
         EXPRESSION_HEADING,
         "",
         f"Command: `OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python bench/bench_certify.py --expression-only"
-        f"{''.join(' ' + n for n in names or [])}`; "
+        f"{''.join(' ' + n for n in names or [])}{' --before ' + before if before else ''}` at {_commit()}; "
         f"{os.cpu_count()} cores shared with other jobs (load average {load:.1f} at the start, "
         f"{os.getloadavg()[0]:.1f} at the end), one BLAS thread. Vector: the default solver's (`auto`). Each "
-        "certificate is the default one (every applicable bound, 15 CPU s budget), computed twice in one run: "
-        "'cost order' computes the bounds by cost class alone (before issue 28's schedule), 'now' in "
-        "`computing_order`'s order (on wide data the bounds that form the D × D covariance last, the threshold "
-        "bound with half of what is left, the sample-space SDP after it). Seconds are CPU seconds of the "
-        "certificate. On a loaded machine the budget's wall-clock safety net (certpca/clock.py) can end it "
-        "before its CPU seconds are spent.",
+        f"certificate is the default one (every applicable bound, {DEFAULT_BUDGET:g} s of estimated work). "
+        f"'before': {label or 'not measured'}, the same bench (`--save`). Seconds are CPU seconds of the "
+        "certificate; the certified fractions do not depend on the load (budgets are estimated work, "
+        "certpca/clock.py) unless the CPU safety net fired (said in the row).",
         "",
-        "| data | preprocessing | k | problem | value | cost order | its winner | CPU s | now | winner "
+        "| data | preprocessing | k | problem | value | before | its winner | CPU s | now | winner "
         "| upper / value | CPU s | goal |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     return "\n".join(head + lines) + "\n"
+
+
+def _commit() -> str:
+    """The commit of the certpca imported (its git HEAD when it is a checkout, else its version)."""
+    root = Path(certpca.__file__).resolve().parent.parent
+    try:
+        out = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    except OSError:
+        out = None
+    return out.stdout.strip() if out is not None and out.returncode == 0 else f"certpca {certpca.__version__}"
 
 
 def _with_section(heading: str, section: str) -> str:
@@ -226,6 +265,34 @@ def _with_section(heading: str, section: str) -> str:
     return before + section + ("\n" + after[rest + 1 :] if rest >= 0 else "")
 
 
+def headline_rows() -> None:
+    """The first table's certificates, one JSON line each (certified fraction, proven, winner, CPU seconds)."""
+    with threadpool_limits(1):
+        for name, kw, k, nonneg, *_ in CASES:
+            P = datasets.load(name, **kw).problem()
+            best = _best_vector(P, k, nonneg)
+            t0 = time.process_time()
+            cert = certify_vector(P, best.weights, k, nonneg=nonneg)
+            row = {
+                "key": _key(name, kw, k, nonneg),
+                "fraction": cert.certified_fraction,
+                "optimal": cert.optimal,
+                "winner": cert.winner,
+                "cpu": time.process_time() - t0,
+            }
+            print(json.dumps(row), flush=True)
+
+
+def _option(args: list[str], flag: str) -> str | None:
+    """The value after ``flag`` in ``args``, both removed (None when absent)."""
+    if flag not in args:
+        return None
+    i = args.index(flag)
+    value = args[i + 1]
+    del args[i : i + 2]
+    return value
+
+
 def _prep(kw: dict) -> str:
     if "log2" in kw:
         return f"--log2 {kw['log2']:g}"
@@ -234,8 +301,17 @@ def _prep(kw: dict) -> str:
 
 def main():
     if "--expression-only" in sys.argv:
-        names = sys.argv[sys.argv.index("--expression-only") + 1 :]  # data sets to measure, in order (all: none)
-        publish("certify.md", _with_section(EXPRESSION_HEADING, expression_section(names)))
+        args = sys.argv[sys.argv.index("--expression-only") + 1 :]
+        before = _option(args, "--before")  # an earlier run's saved rows, for the 'before' column
+        save = _option(args, "--save")  # where this run's rows go, one JSON line each
+        label = _option(args, "--label")  # what the saved rows ran (default: the commit of the certpca imported)
+        # the rest: the data sets to measure, in order (all: none)
+        section = expression_section(args, before, save, label)
+        if save is None:
+            publish("certify.md", _with_section(EXPRESSION_HEADING, section))
+        return
+    if "--headline-only" in sys.argv:  # the first table's rows, one JSON line each (a before/after check)
+        headline_rows()
         return
     if "--screening-only" in sys.argv:
         publish("certify.md", _with_section(SCREENING_HEADING, screening_section()))
