@@ -468,10 +468,6 @@ DABE_SDP = BoundSpec(
     estimate=sample_space_seconds,
     charges=True,  # each Frank–Wolfe step
     sign_free=True,
-    # on wide data half of what is left, the rest to dabe_sdp_matrix after it, which starts where this search
-    # ends (leukemia raw k = 50 signed: with 85%, 1.0654 × the value and no gain after; with half, still 1.0654,
-    # then 1.0575; khan raw k = 20: 1.0826, then 1.0725 with 85%, 1.0711 with half)
-    factor_share=0.5,
     description="dABE ℓ0 SDP in sample space by Frank–Wolfe: kρ + λmax(ΣY_i), Y_i ⪰ a_ia_iᵀ − ρI, Y_i ⪰ 0",
     reference=DABE + " (§4, the dual of the semidefinite relaxation of the ℓ0-penalised problem, "
     "evaluated at dual points Y_i = B_iyyᵀB_i/(yᵀB_iy) read from a Frank–Wolfe solution of the "
