@@ -18,6 +18,7 @@ BLAS thread.
     python bench/bench_certify.py --expression-only khan cbcl  # only these data sets' rows, in this order
     python bench/bench_certify.py --expression-only --save rows.jsonl --label "main at X"  # rows saved, not published
     python bench/bench_certify.py --expression-only --before rows.jsonl  # a before column from a saved run
+    python bench/bench_certify.py --expression-only --before rows.jsonl --measured a.jsonl,b.jsonl  # both saved
     python bench/bench_certify.py --headline-only  # the first table's certificates, one JSON line each
 
 The issue-28 section (Schur screening, then the exact search on the features left) certifies
@@ -183,6 +184,7 @@ def expression_rows(names: list[str] | None = None, save: str | None = None) -> 
                 "winner": cert.winner,
                 "upper": cert.upper_bound,
                 "cpu": time.process_time() - t0,
+                "load": os.getloadavg()[0],
                 "net_fired": cert.net_fired,
                 "bounds": {b.name: [b.value / cert.value, b.seconds] for b in cert.bounds},
                 "skipped": cert.skipped,
@@ -195,21 +197,37 @@ def expression_rows(names: list[str] | None = None, save: str | None = None) -> 
     return rows
 
 
+def _saved(paths: str) -> tuple[str, dict[str, dict]]:
+    """(the label, the rows by key) of runs saved by ``--save``: comma-separated JSON-lines files, the first
+    line of each naming the code it ran."""
+    labels, rows = [], {}
+    for path in paths.split(","):
+        lines = Path(path).read_text().splitlines()
+        labels.append(json.loads(lines[0])["label"])
+        rows.update({r["key"]: r for r in map(json.loads, lines[1:])})
+    return " and ".join(sorted(set(labels))), rows
+
+
 def expression_section(
-    names: list[str] | None = None, before: str | None = None, save: str | None = None, label: str | None = None
+    names: list[str] | None = None,
+    before: str | None = None,
+    save: str | None = None,
+    label: str | None = None,
+    measured: str | None = None,
 ) -> str:
-    """The expression rows (:func:`expression_rows`) as a table, beside those of an earlier run saved by
-    ``--save`` (``before``: its JSON lines, the first line naming the code it ran)."""
+    """The expression rows (:func:`expression_rows`, or those saved in ``measured``) as a table, beside those
+    of an earlier run saved by ``--save`` (``before``)."""
     load = os.getloadavg()[0]
     old: dict[str, dict] = {}
-    label = ""
+    before_label = ""
     if before:
-        lines_before = Path(before).read_text().splitlines()
-        label = json.loads(lines_before[0])["label"]
-        old = {r["key"]: r for r in map(json.loads, lines_before[1:])}
+        before_label, old = _saved(before)
     if save:
         Path(save).write_text(json.dumps({"label": label or f"certpca at {_commit()}"}) + "\n")
-    rows = expression_rows(names, save)
+    if measured:
+        now_label, rows = _saved(measured)
+    else:
+        now_label, rows = f"certpca at {_commit()}", expression_rows(names, save)
     lines = []
     for name, kw, k, nonneg, goal in EXPRESSION_CASES:
         r = rows.get(_key(name, kw, k, nonneg))
@@ -228,11 +246,12 @@ def expression_section(
         EXPRESSION_HEADING,
         "",
         f"Command: `OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python bench/bench_certify.py --expression-only"
-        f"{''.join(' ' + n for n in names or [])}{' --before ' + before if before else ''}` at {_commit()}; "
-        f"{os.cpu_count()} cores shared with other jobs (load average {load:.1f} at the start, "
-        f"{os.getloadavg()[0]:.1f} at the end), one BLAS thread. Vector: the default solver's (`auto`). Each "
-        f"certificate is the default one (every applicable bound, {DEFAULT_BUDGET:g} s of estimated work). "
-        f"'before': {label or 'not measured'}, the same bench (`--save`). Seconds are CPU seconds of the "
+        f"{''.join(' ' + n for n in names or [])}{' --before ' + before if before else ''}"
+        f"{' --measured ' + measured if measured else ''}`: 'now' {now_label}; "
+        f"{os.cpu_count()} cores shared with other jobs ({_loads(rows, load, bool(measured))}), one BLAS thread. "
+        "Vector: the default solver's (`auto`). Each certificate is the default one (every applicable bound, "
+        f"{DEFAULT_BUDGET:g} s of estimated work). "
+        f"'before': {before_label or 'not measured'}, the same bench (`--save`). Seconds are CPU seconds of the "
         "certificate; the certified fractions do not depend on the load (budgets are estimated work, "
         "certpca/clock.py) unless the CPU safety net fired (said in the row).",
         "",
@@ -241,6 +260,16 @@ def expression_section(
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     return "\n".join(head + lines) + "\n"
+
+
+def _loads(rows: dict[str, dict], start: float, measured: bool) -> str:
+    """The load averages the rows were measured at (as each row saved it), else those of this run."""
+    seen = [r["load"] for r in rows.values() if "load" in r]
+    if seen and len(seen) == len(rows):
+        return f"load average {min(seen):.1f}–{max(seen):.1f} as the rows were measured"
+    if measured:
+        return "the load averages of the saved runs are in the note below"
+    return f"load average {start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end"
 
 
 def _commit() -> str:
@@ -305,8 +334,9 @@ def main():
         before = _option(args, "--before")  # an earlier run's saved rows, for the 'before' column
         save = _option(args, "--save")  # where this run's rows go, one JSON line each
         label = _option(args, "--label")  # what the saved rows ran (default: the commit of the certpca imported)
+        measured = _option(args, "--measured")  # runs saved by --save: their rows, not measured again
         # the rest: the data sets to measure, in order (all: none)
-        section = expression_section(args, before, save, label)
+        section = expression_section(args, before, save, label, measured)
         if save is None:
             publish("certify.md", _with_section(EXPRESSION_HEADING, section))
         return
