@@ -230,11 +230,16 @@ def expression_section(
         now_label, rows = f"certpca at {_commit()}", expression_rows(names, save)
     lines = []
     for name, kw, k, nonneg, goal in EXPRESSION_CASES:
-        r = rows.get(_key(name, kw, k, nonneg))
-        if r is None:
-            continue
-        o = old.get(r["key"])
+        key = _key(name, kw, k, nonneg)
+        r, o = rows.get(key), old.get(key)
         was = f"{o['fraction']:.2%} | {o['winner']} | {o['cpu']:.1f}" if o else " | | "
+        if r is None:
+            if o is not None:  # a run cut short: what was measured before, and that 'now' was not
+                lines.append(
+                    f"| {name} | {_prep(kw)} | {k} | {'nonneg' if nonneg else 'signed'} | {o['value']:.6g} | {was} "
+                    "| not measured | | | | |"
+                )
+            continue
         met = "met" if r["fraction"] >= goal else "not met"
         net = " (CPU net fired)" if r["net_fired"] else ""
         lines.append(
