@@ -17,6 +17,10 @@ BLAS thread.
     python bench/bench_certify.py --expression-only  # only the expression sets at k <= 50 (about 30 min)
     python bench/bench_certify.py --expression-only khan cbcl  # only these data sets' rows, in this order
     python bench/bench_certify.py --fit-proofs [--baseline DIR]  # `certpca fit` on the proof cells (and DIR's)
+    python bench/bench_certify.py --expression-only --save rows.jsonl --label "main at X"  # rows saved, not published
+    python bench/bench_certify.py --expression-only --before rows.jsonl  # a before column from a saved run
+    python bench/bench_certify.py --expression-only --before rows.jsonl --measured a.jsonl,b.jsonl  # both saved
+    python bench/bench_certify.py --headline-only  # the first table's certificates, one JSON line each
 
 The issue-28 section (Schur screening, then the exact search on the features left) certifies
 each row twice in one run: with the default bounds but ``screening`` ("today") and with all
@@ -32,8 +36,7 @@ import resource
 import subprocess
 import sys
 import time
-from contextlib import contextmanager
-from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 from common import CHILD_ENV, REPORTS, publish
@@ -41,7 +44,8 @@ from threadpoolctl import threadpool_limits
 
 import certpca
 from certpca import datasets
-from certpca.certification import REGISTRY, certify_vector, default_bounds
+from certpca.certification import certify_vector, default_bounds
+from certpca.certification.certificate import DEFAULT_BUDGET
 from certpca.certification.exact import DEFAULT_MAX_DIM as EXACT_DEFAULT_MAX_DIM
 from certpca.solvers import solve
 
@@ -243,63 +247,130 @@ def fit_section(baseline: str | None) -> str:
     return "\n".join(head + lines) + "\n"
 
 
-@contextmanager
-def _cost_order():
-    """The registry as it was before the wide-data schedule: every bound at its own cost class and share on a
-    factor problem too (``BoundSpec.factor_cost``, ``factor_share`` unset), the expression section's baseline,
-    in the same run."""
-    saved = dict(REGISTRY)
-    REGISTRY.update({n: replace(s, factor_cost=None, factor_share=None) for n, s in saved.items()})
-    try:
-        yield
-    finally:
-        REGISTRY.update(saved)
+def _key(name: str, kw: dict, k: int, nonneg: bool) -> str:
+    return f"{name} {_prep(kw)} k={k} {'nonneg' if nonneg else 'signed'}"
 
 
-def expression_section(names: list[str] | None = None) -> str:
-    """Issue 28's expression rows: the default certificate (15 CPU s) of the default solver's vector, with the
-    computing order of :func:`certpca.certification.certificate.computing_order` and with the cost order.
-    ``names``: only these data sets, in this order (all when None)."""
-    load = os.getloadavg()[0]
-    lines = []
+def expression_rows(names: list[str] | None = None, save: str | None = None) -> dict[str, dict]:
+    """Issue 28's expression rows: the default certificate (``DEFAULT_BUDGET`` of work) of the default solver's
+    vector, one per row, each printed (and appended to ``save`` as a JSON line) as soon as it is measured, so a
+    run cut short keeps its rows.  ``names``: only these data sets, in this order (all when None)."""
+    rows = {}
     cases = EXPRESSION_CASES if not names else [c for n in names for c in EXPRESSION_CASES if c[0] == n]
     with threadpool_limits(1):
-        for name, kw, k, nonneg, goal in cases:
+        for name, kw, k, nonneg, _goal in cases:
             P = datasets.load(name, **kw).problem()
             best = solve(P, k, nonneg=nonneg, method="auto")
-            with _cost_order():
-                t0 = time.process_time()
-                old = certify_vector(P, best.weights, k, nonneg=nonneg)
-                t_old = time.process_time() - t0
             t0 = time.process_time()
-            new = certify_vector(P, best.weights, k, nonneg=nonneg)
-            t_new = time.process_time() - t0
-            met = "met" if new.certified_fraction >= goal else "not met"
-            lines.append(
-                f"| {name} | {_prep(kw)} | {k} | {'nonneg' if nonneg else 'signed'} | {new.value:.6g} "
-                f"| {old.certified_fraction:.2%} | {old.winner} | {t_old:.1f} | {new.certified_fraction:.2%} "
-                f"| {new.winner} | {new.upper_bound / new.value:.4f} | {t_new:.1f} | {goal:.1%}: {met} |"
-            )
-            print(lines[-1], flush=True)  # a row as soon as it is measured: a run cut short keeps its rows
+            cert = certify_vector(P, best.weights, k, nonneg=nonneg)
+            row = {
+                "key": _key(name, kw, k, nonneg),
+                "value": cert.value,
+                "fraction": cert.certified_fraction,
+                "winner": cert.winner,
+                "upper": cert.upper_bound,
+                "cpu": time.process_time() - t0,
+                "load": os.getloadavg()[0],
+                "net_fired": cert.net_fired,
+                "bounds": {b.name: [b.value / cert.value, b.seconds] for b in cert.bounds},
+                "skipped": cert.skipped,
+            }
+            rows[row["key"]] = row
+            print(json.dumps(row), flush=True)
+            if save:
+                with open(save, "a") as fh:
+                    fh.write(json.dumps(row) + "\n")
+    return rows
+
+
+def _saved(paths: str) -> tuple[str, dict[str, dict]]:
+    """(the label, the rows by key) of runs saved by ``--save``: comma-separated JSON-lines files, the first
+    line of each naming the code it ran."""
+    labels, rows = [], {}
+    for path in paths.split(","):
+        lines = Path(path).read_text().splitlines()
+        labels.append(json.loads(lines[0])["label"])
+        rows.update({r["key"]: r for r in map(json.loads, lines[1:])})
+    return " and ".join(sorted(set(labels))), rows
+
+
+def expression_section(
+    names: list[str] | None = None,
+    before: str | None = None,
+    save: str | None = None,
+    label: str | None = None,
+    measured: str | None = None,
+) -> str:
+    """The expression rows (:func:`expression_rows`, or those saved in ``measured``) as a table, beside those
+    of an earlier run saved by ``--save`` (``before``)."""
+    load = os.getloadavg()[0]
+    old: dict[str, dict] = {}
+    before_label = ""
+    if before:
+        before_label, old = _saved(before)
+    if save:
+        Path(save).write_text(json.dumps({"label": label or f"certpca at {_commit()}"}) + "\n")
+    if measured:
+        now_label, rows = _saved(measured)
+    else:
+        now_label, rows = f"certpca at {_commit()}", expression_rows(names, save)
+    lines = []
+    for name, kw, k, nonneg, goal in EXPRESSION_CASES:
+        key = _key(name, kw, k, nonneg)
+        r, o = rows.get(key), old.get(key)
+        was = f"{o['fraction']:.2%} | {o['winner']} | {o['cpu']:.1f}" if o else " | | "
+        if r is None:
+            if o is not None:  # a run cut short: what was measured before, and that 'now' was not
+                lines.append(
+                    f"| {name} | {_prep(kw)} | {k} | {'nonneg' if nonneg else 'signed'} | {o['value']:.6g} | {was} "
+                    "| not measured | | | | |"
+                )
+            continue
+        met = "met" if r["fraction"] >= goal else "not met"
+        net = " (CPU net fired)" if r["net_fired"] else ""
+        lines.append(
+            f"| {name} | {_prep(kw)} | {k} | {'nonneg' if nonneg else 'signed'} | {r['value']:.6g} | {was} "
+            f"| {r['fraction']:.2%} | {r['winner']} | {r['upper'] / r['value']:.4f} | {r['cpu']:.1f}{net} "
+            f"| {goal:.1%}: {met} |"
+        )
     head = [
         EXPRESSION_HEADING,
         "",
         f"Command: `OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python bench/bench_certify.py --expression-only"
-        f"{''.join(' ' + n for n in names or [])}`; "
-        f"{os.cpu_count()} cores shared with other jobs (load average {load:.1f} at the start, "
-        f"{os.getloadavg()[0]:.1f} at the end), one BLAS thread. Vector: the default solver's (`auto`). Each "
-        "certificate is the default one (every applicable bound, 15 CPU s budget), computed twice in one run: "
-        "'cost order' computes the bounds by cost class alone (before issue 28's schedule), 'now' in "
-        "`computing_order`'s order (on wide data the bounds that form the D × D covariance last, the threshold "
-        "bound with half of what is left, the sample-space SDP after it). Seconds are CPU seconds of the "
-        "certificate. On a loaded machine the budget's wall-clock safety net (certpca/clock.py) can end it "
-        "before its CPU seconds are spent.",
+        f"{''.join(' ' + n for n in names or [])}{' --before ' + before if before else ''}"
+        f"{' --measured ' + measured if measured else ''}`: 'now' {now_label}; "
+        f"{os.cpu_count()} cores shared with other jobs ({_loads(rows, load, bool(measured))}), one BLAS thread. "
+        "Vector: the default solver's (`auto`). Each certificate is the default one (every applicable bound, "
+        f"{DEFAULT_BUDGET:g} s of estimated work). "
+        f"'before': {before_label or 'not measured'}, the same bench (`--save`). Seconds are CPU seconds of the "
+        "certificate; the certified fractions do not depend on the load (budgets are estimated work, "
+        "certpca/clock.py) unless the CPU safety net fired (said in the row).",
         "",
-        "| data | preprocessing | k | problem | value | cost order | its winner | CPU s | now | winner "
+        "| data | preprocessing | k | problem | value | before | its winner | CPU s | now | winner "
         "| upper / value | CPU s | goal |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     return "\n".join(head + lines) + "\n"
+
+
+def _loads(rows: dict[str, dict], start: float, measured: bool) -> str:
+    """The load averages the rows were measured at (as each row saved it), else those of this run."""
+    seen = [r["load"] for r in rows.values() if "load" in r]
+    if seen and len(seen) == len(rows):
+        return f"load average {min(seen):.1f}–{max(seen):.1f} as the rows were measured"
+    if measured:
+        return "the load averages of the saved runs are in the note below"
+    return f"load average {start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end"
+
+
+def _commit() -> str:
+    """The commit of the certpca imported (its git HEAD when it is a checkout, else its version)."""
+    root = Path(certpca.__file__).resolve().parent.parent
+    try:
+        out = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    except OSError:
+        out = None
+    return out.stdout.strip() if out is not None and out.returncode == 0 else f"certpca {certpca.__version__}"
 
 
 def _with_section(heading: str, section: str) -> str:
@@ -314,6 +385,34 @@ def _with_section(heading: str, section: str) -> str:
     return before + section + ("\n" + after[rest + 1 :] if rest >= 0 else "")
 
 
+def headline_rows() -> None:
+    """The first table's certificates, one JSON line each (certified fraction, proven, winner, CPU seconds)."""
+    with threadpool_limits(1):
+        for name, kw, k, nonneg, *_ in CASES:
+            P = datasets.load(name, **kw).problem()
+            best = _best_vector(P, k, nonneg)
+            t0 = time.process_time()
+            cert = certify_vector(P, best.weights, k, nonneg=nonneg)
+            row = {
+                "key": _key(name, kw, k, nonneg),
+                "fraction": cert.certified_fraction,
+                "optimal": cert.optimal,
+                "winner": cert.winner,
+                "cpu": time.process_time() - t0,
+            }
+            print(json.dumps(row), flush=True)
+
+
+def _option(args: list[str], flag: str) -> str | None:
+    """The value after ``flag`` in ``args``, both removed (None when absent)."""
+    if flag not in args:
+        return None
+    i = args.index(flag)
+    value = args[i + 1]
+    del args[i : i + 2]
+    return value
+
+
 def _prep(kw: dict) -> str:
     if "log2" in kw:
         return f"--log2 {kw['log2']:g}"
@@ -322,8 +421,18 @@ def _prep(kw: dict) -> str:
 
 def main():
     if "--expression-only" in sys.argv:
-        names = sys.argv[sys.argv.index("--expression-only") + 1 :]  # data sets to measure, in order (all: none)
-        publish("certify.md", _with_section(EXPRESSION_HEADING, expression_section(names)))
+        args = sys.argv[sys.argv.index("--expression-only") + 1 :]
+        before = _option(args, "--before")  # an earlier run's saved rows, for the 'before' column
+        save = _option(args, "--save")  # where this run's rows go, one JSON line each
+        label = _option(args, "--label")  # what the saved rows ran (default: the commit of the certpca imported)
+        measured = _option(args, "--measured")  # runs saved by --save: their rows, not measured again
+        # the rest: the data sets to measure, in order (all: none)
+        section = expression_section(args, before, save, label, measured)
+        if save is None:
+            publish("certify.md", _with_section(EXPRESSION_HEADING, section))
+        return
+    if "--headline-only" in sys.argv:  # the first table's rows, one JSON line each (a before/after check)
+        headline_rows()
         return
     if "--fit-proofs" in sys.argv:
         base = sys.argv[sys.argv.index("--baseline") + 1] if "--baseline" in sys.argv else None

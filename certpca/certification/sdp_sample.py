@@ -69,6 +69,9 @@ from certpca.certification.relax import MAX_DIM as DENSE_SDP_MAX_DIM  # dense D 
 from certpca.certification.spec import COST_SDP, DABE, BoundSpec
 from certpca.clock import Deadline
 
+#: the key (with k) under which a search leaves its best ρ, its bound and that ρ's primal X in ``Problem.memo``
+START_KEY = "dabe_sdp start"
+
 #: the primal is evaluated at (1 − MIX)·X + MIX·I/r so that every active feature has a root
 MIX = 1e-3
 
@@ -428,6 +431,9 @@ def dabe_sdp_bound(
                 results[rho] = (b, Xn)
     best_rho = min(results, key=lambda p: results[p][0])
     value = results[best_rho][0]
+    X = results[best_rho][1]
+    # the start of the matrix-multiplier bound after it (sdp_matrix.py): its ρ, bound and primal iterate
+    problem.memo[START_KEY, k] = (best_rho, value, X.alpha * np.eye(r) + X.B @ X.K @ X.B.T)
     out_of_time = deadline.passed()  # some search was cut short, or one was never run
     return Bound(
         value,

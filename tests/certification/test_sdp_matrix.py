@@ -4,8 +4,10 @@ signed and nonnegative, dense and factor problems, tied optima and strongly nega
 import numpy as np
 import pytest
 
-from certpca.certification import matrix_dabe_bound
+from certpca.certification import certify_vector, dabe_sdp_bound, default_bounds, matrix_dabe_bound
+from certpca.certification.certificate import computing_order
 from certpca.certification.duals import factor_with_error
+from certpca.certification.numerics import NotApplicable
 from certpca.certification.sdp_matrix import _primal, _sqrt_psd, certified_value
 from certpca.certification.sdp_sample import _Iterate, _Sample, dual_value
 from certpca.clock import Work
@@ -92,3 +94,54 @@ def test_charges_its_work_and_stops():
     assert small.passed() and b_small.params["time_limit_reached"]
     assert b_small.params["z_steps"] < b_large.params["z_steps"]
     assert min(b_small.value, b_large.value) >= opt
+
+
+def test_warm_start_from_dabe_sdp_never_below_the_optimum():
+    """Started where a dabe_sdp search left off (Problem.memo, as in a certificate): valid, at dABE's ρ, and
+    at most dABE's bound, on every family, signed and nonnegative, dense and factor problems."""
+    for fam, nonneg, k, P, C in _problems(24, 95):
+        opt, _ = brute_force(C, k, nonneg)
+        first = dabe_sdp_bound(P, k, nonneg, coarse_iters=8, fine_iters=20)
+        b = matrix_dabe_bound(P, k, nonneg, time_limit=Work(2.0), outer=6)
+        assert b.value >= opt, (fam, nonneg, k, P.uses_factor, opt, b.value, b.params)
+        assert b.params["rho"] == first.params["rho"] and b.params["dabe_sdp"] == first.value
+        assert b.value <= first.value
+
+
+def test_skipped_when_another_bound_leads():
+    """The scheduling rule: with a target (a certificate's best bound so far) below dabe_sdp's bound, its start,
+    it does not run; at dabe_sdp's bound it does."""
+    rng = np.random.default_rng(9)
+    P = Problem(factor=rng.standard_normal((6, 40)))
+    first = dabe_sdp_bound(P, 4, coarse_iters=8, fine_iters=20)
+    with pytest.raises(NotApplicable, match="another bound leads"):
+        matrix_dabe_bound(P, 4, time_limit=Work(1.0), target=0.99 * first.value)
+    assert matrix_dabe_bound(P, 4, time_limit=Work(1.0), target=first.value).value <= first.value
+
+
+def test_default_on_wide_data_after_dabe_sdp():
+    """In the default list on a factor problem (wide data) and not on a dense one; a certificate computes it
+    after dabe_sdp and starts it where dabe_sdp ended, or skips it when another bound leads."""
+    rng = np.random.default_rng(10)
+    wide = Problem.from_data(rng.standard_normal((8, 60)) * rng.uniform(0.2, 2.0, 60))
+    dense = Problem.from_covariance(random_psd(rng, 8, "spiked"))
+    assert "dabe_sdp_matrix" in default_bounds(wide, False)
+    assert "dabe_sdp_matrix" not in default_bounds(dense, False)
+    order = computing_order(default_bounds(wide, False), wide)
+    assert order.index("dabe_sdp_matrix") == order.index("dabe_sdp") + 1
+    ran = skipped = 0
+    for seed in range(6):
+        P = Problem.from_data(np.random.default_rng(seed).standard_normal((8, 60)))
+        w = np.zeros(60)
+        w[:5] = 1.0
+        cert = certify_vector(P, w, 5, bounds=["threshold", "dabe_sdp", "dabe_sdp_matrix"], budget=3.0)
+        got = {b.name: b for b in cert.bounds}
+        if "dabe_sdp_matrix" in got:
+            ran += 1
+            assert got["dabe_sdp_matrix"].params["rho"] == got["dabe_sdp"].params["rho"]
+            assert got["dabe_sdp"].value <= got["threshold"].value
+        else:
+            skipped += 1
+            assert "another bound leads" in cert.skipped["dabe_sdp_matrix"]
+            assert got["threshold"].value < got["dabe_sdp"].value
+    assert ran >= 1 and skipped >= 1  # these seeds meet both cases
