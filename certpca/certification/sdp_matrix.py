@@ -193,22 +193,25 @@ def matrix_dabe_bound(
     steps: int = STEPS,
     outer: int = OUTER,
     eta: float = ETA,
+    warm: bool = True,
 ) -> Bound:
     """OPT ≤ λmax(kZ + ΣY_i) (module docstring, (Z)), Z from projected subgradient steps started at dABE's
     best ρI; the minimum of dABE's bound and every certified (Z) point.  Each Frank–Wolfe step is charged
     to ``time_limit`` (:mod:`certpca.clock`) at :func:`~certpca.certification.sdp_sample.step_seconds`.
 
     It starts where a dabe_sdp search on this problem and k left off (``Problem.memo``: its ρ, bound and
-    primal X; a certificate computes dabe_sdp just before), else runs one with ``DABE_SHARE`` of its time.
+    primal X; a certificate computes dabe_sdp just before), else, or with ``warm`` false, runs one with
+    ``DABE_SHARE`` of its time (the report's band: its pool's workers hold the searches of the tasks they
+    happened to get, so a start from their memo would make the band depend on the scheduling).
     NotApplicable when that start's bound is above ``target`` (a certificate's best bound so far): another
     bound leads, and the Z steps from dABE's ρ rarely overtake it (alon ``--log2 20`` k = 50: 1.151 → 1.097
     in 5 s of work, threshold's 1.085), so the budget goes to the bounds after it."""
     k = check_k(problem, k)
     deadline = deadline_after(time_limit)
-    warm = START_KEY, k
-    if warm not in problem.memo:
+    start = START_KEY, k
+    if not warm or start not in problem.memo:
         dabe_sdp_bound(problem, k, nonneg, time_limit=deadline.within(DABE_SHARE * deadline.left()))
-    rho, first, X = problem.memo[warm]
+    rho, first, X = problem.memo[start]
     if first > target:
         raise NotApplicable("dabe_sdp, its start, is not the best bound so far: another bound leads")
     F, ferr = factor_with_error(problem)

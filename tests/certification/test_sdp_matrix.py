@@ -108,6 +108,18 @@ def test_warm_start_from_dabe_sdp_never_below_the_optimum():
         assert b.value <= first.value
 
 
+def test_cold_start_does_not_depend_on_the_memo():
+    """With ``warm`` false (the report's band) it runs its own dabe_sdp start: the same bound, with the same
+    work charged, on a fresh problem as on one whose memo holds another dabe_sdp search at that k."""
+    for fam, nonneg, k, P, C in _problems(12, 96):
+        dabe_sdp_bound(P, k, nonneg, coarse_iters=2, fine_iters=3)  # a different start, left in P.memo
+        fresh = Problem.from_covariance(C) if not P.uses_factor else Problem(factor=P.factor())
+        works = [Work(0.05), Work(0.05)]
+        b = [matrix_dabe_bound(Q, k, nonneg, time_limit=w, outer=4, warm=False) for Q, w in zip((P, fresh), works)]
+        assert (b[0].value, works[0].used()) == (b[1].value, works[1].used()), (fam, nonneg, k)
+        assert b[0].value >= brute_force(C, k, nonneg)[0]
+
+
 def test_skipped_when_another_bound_leads():
     """The scheduling rule: with a target (a certificate's best bound so far) below dabe_sdp's bound, its start,
     it does not run; at dabe_sdp's bound it does."""
