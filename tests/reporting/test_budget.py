@@ -17,10 +17,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from certpca.certification import REGISTRY
 from certpca.clock import Work
 from certpca.data import Dataset, prepare
 from certpca.reporting import ReportOptions, compute_run
-from certpca.reporting.options import split_budget
+from certpca.reporting.options import BUDGETED_BOUNDS, split_budget
 
 
 def test_the_split_gives_the_headline_half_and_shares_the_rest():
@@ -104,3 +105,12 @@ def test_the_work_charged_stays_within_the_budget(works):
     assert any(w.spent >= w.seconds > 0 for w in allotted)  # the budget did cut something: the test has teeth
     charged = sum(w.spent for w in allotted)
     assert charged <= budget + sum(2 * largest.get(id(w), 0.0) for w in leaves)
+
+
+def test_every_bound_that_charges_its_steps_is_allotted_or_capped():
+    """A report gives its budget's allotments to ``BUDGETED_BOUNDS``; a bound that charges its steps and is not
+    there runs on an unlimited allotment (the matrix-multiplier bound did, 369 s on pbmc): only the bounds
+    with caps of their own may (the spannogram's enumeration, the cvxpy solvers' iteration caps)."""
+    own_caps = {"spannogram", "dspca_sdp", "dnn_sdp"}
+    charging = {name for name, spec in REGISTRY.items() if spec.charges}
+    assert charging - set(BUDGETED_BOUNDS) == own_caps
