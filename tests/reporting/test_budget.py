@@ -17,11 +17,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from certpca.certification import REGISTRY
+from certpca.certification import REGISTRY, default_bounds
 from certpca.clock import Work
 from certpca.data import Dataset, prepare
+from certpca.problem import Problem
 from certpca.reporting import ReportOptions, compute_run
-from certpca.reporting.options import BUDGETED_BOUNDS, split_budget
+from certpca.reporting.options import BUDGETED_BOUNDS, certificate_bounds, split_budget
 
 
 def test_the_split_gives_the_headline_half_and_shares_the_rest():
@@ -114,3 +115,13 @@ def test_every_bound_that_charges_its_steps_is_allotted_or_capped():
     own_caps = {"spannogram", "dspca_sdp", "dnn_sdp"}
     charging = {name for name, spec in REGISTRY.items() if spec.charges}
     assert charging - set(BUDGETED_BOUNDS) == own_caps
+
+
+def test_the_report_leaves_out_the_matrix_bound_unless_named():
+    """On wide data ``certpca certify`` runs the matrix-multiplier bound by default; the report does not (its
+    allotments go to the threshold bound) but runs it when named."""
+    rng = np.random.default_rng(3)
+    P = Problem.from_data(rng.normal(size=(12, 40)))
+    assert "dabe_sdp_matrix" in default_bounds(P, False)
+    assert "dabe_sdp_matrix" not in certificate_bounds(P, False, None)
+    assert "dabe_sdp_matrix" in certificate_bounds(P, False, ["dabe_sdp", "dabe_sdp_matrix"])
