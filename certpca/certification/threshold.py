@@ -339,7 +339,20 @@ def _perron(r_l: np.ndarray, c_l: np.ndarray, a_l: np.ndarray, dK: np.ndarray) -
 
 
 def _ub_components(
-    labels, n_comp, i, j, m, diag, k, dense_max, rank2=None, estimate=False, top=None, stop=None, memo=None
+    labels,
+    n_comp,
+    i,
+    j,
+    m,
+    diag,
+    k,
+    dense_max,
+    rank2=None,
+    estimate=False,
+    top=None,
+    stop=None,
+    memo=None,
+    charged=None,
 ):
     """max over components of ub_k(M_KK); M's off-diagonal entries are (i, j, m) (i < j).
 
@@ -352,12 +365,20 @@ def _ub_components(
     rank-2 bounds are left out (each component keeps its other bounds).  ``memo``: a dict for the
     component bounds of this M (this ρ), given again with the same M so that a later call reuses them:
     those that do not depend on k (λmax, the rank-2 bound's eigen-part, the Perron vector and its row
-    bound) and the weighted k-sparse row bound per k.  Its work (``info["ops"]``) is charged whether computed
-    or taken from ``memo``, so that a bound cut by its allotment does not depend on what earlier calls left
-    there (the report's band runs its k on a pool, each worker with the memo of the tasks it happened to
-    get).  Returns (value, info).
+    bound) and the weighted k-sparse row bound per k.  Its work (``info["ops"]``) is charged once per call of
+    :func:`threshold_bound` (``charged``: the parts of this M charged so far in it), whether computed or taken
+    from ``memo``, so that a bound cut by its allotment does not depend on what earlier calls left there (the
+    report's band runs its k on a pool, each worker with the memo of the tasks it happened to get).
+    Returns (value, info).
     """
     memo = {} if memo is None else memo
+    charged = set() if charged is None else charged
+
+    def charge(key, ops: float) -> None:
+        if key not in charged:
+            charged.add(key)
+            info["ops"] += ops
+
     D = len(diag)
     kk = k - 1
     a = np.abs(m)
@@ -398,7 +419,9 @@ def _ub_components(
             lam = memo.get(("lmax", int(c), estimate))
             with_rank2 = rank2 is not None and n > k and not (stop is not None and stop.passed())
             eig_ops = LANCZOS_OPS * n * n if estimate else EIGEN_OPS * n**3
-            info["ops"] += eig_ops * (1 + with_rank2)  # charged whether computed or reused (docstring)
+            charge(("lmax", int(c), estimate), eig_ops)  # whether computed or reused (docstring)
+            if with_rank2:
+                charge(("rank2", int(c), estimate), eig_ops)
             if lam is None or (with_rank2 and ("rank2", int(c), estimate) not in memo):
                 Mk = np.zeros((n, n))
                 Mk[r_l, c_l] = sgn
@@ -414,7 +437,7 @@ def _ub_components(
         if n > k and ub > best:
             if ("perron", int(c)) not in memo:
                 memo["perron", int(c)] = _perron(r_l, c_l, a_l, dK)
-            info["ops"] += PAIR_OPS * POWER_STEPS * len(a_l) / 10
+            charge(("perron", int(c)), PAIR_OPS * POWER_STEPS * len(a_l) / 10)
             v, cw = memo["perron", int(c)]
             # weighted k-sparse rows: top_{k−1}(|M_ij| v_j) / v_i, the same at this k for a later call
             if ("weighted", int(c), kk) not in memo:
@@ -467,6 +490,7 @@ def threshold_bound(
     diag_err = gamma(problem.factor().shape[0]) * float(np.max(np.abs(diag))) if problem.uses_factor else 0.0
 
     stop = deadline_after(time_limit)
+    charged: dict[float, set] = {}  # ρ → the component parts charged in this call (_ub_components)
 
     def evaluate(rho, rank2=None, estimate=False):
         m_act = int(np.searchsorted(-key, -rho, side="left"))  # pairs with key > ρ
@@ -482,7 +506,20 @@ def threshold_bound(
         top = pairs.row_top(m_act, rho, k - 1, D)
         memo = per_rho.setdefault((nonneg, pair_budget, rho), {})
         ub, info = _ub_components(
-            labels, n_comp, ii, jj, mm, diag, k, dense_max, rank2, estimate, top=top, stop=stop, memo=memo
+            labels,
+            n_comp,
+            ii,
+            jj,
+            mm,
+            diag,
+            k,
+            dense_max,
+            rank2,
+            estimate,
+            top=top,
+            stop=stop,
+            memo=memo,
+            charged=charged.setdefault(rho, set()),
         )
         total = (k - 1) * (rho + err) + diag_err + ub
         total = total + gamma(4) * (abs(ub) + (k - 1) * (rho + err))
