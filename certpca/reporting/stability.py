@@ -21,13 +21,16 @@ STABILITY_REFS = (
 
 
 def stability_record(ds: Dataset, fit: Fit, n_subsamples: int, seed: int) -> SavedStability:
-    """Refit ``fit``'s method at its k on ``n_subsamples`` halves of the samples (complementary pairs)."""
+    """Refit ``fit``'s method at its k on ``n_subsamples`` halves of the samples (complementary pairs), in this
+    process: the report runs it in a child process beside the certificates (reporting/side.py), which a pool of
+    its own would crowd out (the result does not depend on the number of processes)."""
     options = fit.options
     result = stability(
         ds,
         int(options["k"]),
         n_subsamples=n_subsamples,
         seed=seed,
+        n_jobs=1,
         nonneg=bool(options["nonneg"]),
         method=str(options["method"]),
     )
