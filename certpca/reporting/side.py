@@ -74,6 +74,13 @@ class Side(Generic[T]):
             raise value
         return value
 
+    def cancel(self) -> None:
+        """The value is not needed: its child, if any, is stopped."""
+        if self.process is not None:
+            self.process.terminate()
+            self.process.join()
+            self.receive.close()
+
 
 def recorded(work: Callable[..., T]) -> tuple[T, list[tuple[str, float]]]:
     """``work(step=...)``'s value and its steps with their wall-clock seconds (recorded where it ran, a child
