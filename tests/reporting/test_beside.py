@@ -2,6 +2,8 @@
 certificate as the one computed after it, bound for bound, and a lookup waits for its bound alone."""
 
 import multiprocessing
+import os
+import signal
 import threading
 
 import numpy as np
@@ -9,7 +11,7 @@ import pytest
 
 from certpca.certification import Bound, certify_vector
 from certpca.problem import Problem
-from certpca.reporting.beside import NonnegBeside, Streamed, added, concurrent, merge, streaming
+from certpca.reporting.beside import NonnegBeside, Streamed, _keys, added, concurrent, merge, streaming
 from certpca.reporting.side import can_fork
 
 pytestmark = pytest.mark.skipif(not can_fork(2), reason="no fork start method here")
@@ -66,6 +68,21 @@ def test_the_nonneg_certificate_beside_is_the_one_after_the_plain_one(seed):
     assert set(P.memo) == set(Q.memo)
 
 
+def test_a_child_that_dies_is_replaced_by_the_certificate_after_the_plain_one():
+    k, w = 3, np.zeros(10)
+    w[[0, 4, 7]] = 1.0
+    P = _problem(0)
+    plain = certify_vector(P, w, k, False, **OPTIONS)
+    after = certify_vector(P, w, k, True, reuse={b.name: b for b in plain.bounds}, **OPTIONS)
+    Q = _problem(0)
+    beside = NonnegBeside(Q, k, NAMES, OPTIONS)
+    os.kill(beside.side.process.pid, signal.SIGKILL)
+    beside.side.process.join()
+    with streaming(beside) as settled:  # its pipe is broken: nothing is raised here
+        plain_here = certify_vector(Q, w, k, False, settled=settled, **OPTIONS)
+    assert _without_seconds(beside.certificate(plain_here, w)) == _without_seconds(after)
+
+
 def _pipe():
     return multiprocessing.get_context("fork").Pipe(duplex=False)
 
@@ -92,8 +109,6 @@ def test_a_streamed_bound_is_waited_for_alone():
 
 def test_what_a_child_adds_to_the_memo_merges_into_the_parents():
     memo = {"x": 1, "nested": {("a", 1): 2}}
-    from certpca.reporting.beside import _keys
-
     before = _keys(memo)
     memo["y"] = 3
     memo["nested"][("b", 2)] = 4
