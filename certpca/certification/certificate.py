@@ -17,7 +17,7 @@ lower bound come from the original matrix.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -274,10 +274,11 @@ def certify_vector(
     budget: float | Work | None = None,
     tol: float = 1e-6,
     stop_when_optimal: bool | None = None,
-    reuse: dict[str, Bound] | None = None,
+    reuse: Mapping[str, Bound] | None = None,
     time_limits: dict[str, float] | None = None,
     progress: Callable[[str, float], None] | None = None,
     fixed_work: bool = False,
+    settled: Callable[[str, Bound | None], None] | None = None,
 ) -> Certificate:
     """Certify a feasible vector w: its value, the best upper bound on OPT, the gap.
 
@@ -321,6 +322,8 @@ def certify_vector(
         ``time_limits`` entry (or its probe's seconds, or its share of ``budget``) as work, else an
         unlimited allotment under which its own caps (the exact search's, screening's) are work too, so
         the certificate is a function of its inputs alone (the report's byte-identical page).
+    settled : callable, optional — ``settled(name, its final Bound or None)`` per bound once nothing changes it
+        (for w ≥ 0: at the end), for a certificate of w ≥ 0 computed at once to reuse (reporting/beside.py).
 
     Bounds are computed on the problem rescaled by :func:`_rescale_exponents` and mapped back; a non-finite bound is
     skipped with its reason.  The lower bound is the vector's value or the value
@@ -386,7 +389,10 @@ def certify_vector(
     # one BLAS thread: a budget stands for the CPU seconds of one thread, and two OpenBLAS threads spinning on a
     # busy 2-core machine took 13.8 CPU s for an eigenproblem that takes 0.7 s on one (certpca/clock.py)
     with problem.scaled_by(shift) as scaled, threadpool_limits(1):
-        for name, probe in _schedule(names):
+        schedule, untold = _schedule(names), list(names)  # untold: not yet settled
+        for at, (name, probe) in enumerate(schedule):
+            if settled is not None and not nonneg:
+                _settle(settled, untold, {n for n, _ in schedule[at:]}, done)
             spec = REGISTRY[name]
             if spec.nonneg_only and not nonneg:
                 skipped[name] = "applies to nonnegative problems only"
@@ -394,7 +400,7 @@ def certify_vector(
             if name in first_runs and done[first_runs[name]].params.get("proven"):
                 continue  # its first run settled it
             # a reused bound costs nothing: used even when the budget is spent
-            if reuse and name in reuse and _reusable(reuse[name], upper) and (spec.sign_free or not nonneg):
+            if (spec.sign_free or not nonneg) and reuse and name in reuse and _reusable(reuse[name], upper):
                 if probe is not None:
                     continue  # used once, at its own place
                 done.append(reuse[name])
@@ -433,8 +439,9 @@ def certify_vector(
                 continue
             if spec.target_option in kw:
                 b.params["target"] = float(upper)
-            given = (reuse or {}).get(name)
-            if nonneg and not spec.sign_free and probe is None and given is not None:
+            twin = nonneg and not spec.sign_free and probe is None  # after its own value: a wait, when streamed
+            given = (reuse or {}).get(name) if twin else None
+            if twin and given is not None:
                 b = _with_signed(b, given)
             if name in first_runs:  # the full run after a first one: the better of the two stands
                 i = first_runs[name]
@@ -444,7 +451,7 @@ def certify_vector(
                     first_runs[name] = len(done)
                 i = len(done)
                 done.append(b)
-            if nonneg and not spec.sign_free and probe is None and given is None:
+            if twin and given is None:
                 twins.append((i, spec, kw, limit))
             upper = min(upper, b.value)
         # for w ≥ 0, the signed problem's bounds too, with what the budget leaves once every bound of
@@ -462,6 +469,8 @@ def certify_vector(
                 continue
             done[i] = _with_signed(done[i], signed)
             upper = min(upper, done[i].value)
+    if settled is not None:
+        _settle(settled, untold, set(), done)
     if not done:
         raise InputError("no bound could be computed: " + "; ".join(f"{n}: {r}" for n, r in skipped.items()))
     lower, better = feasible(problem, done, k, nonneg, value, tol)
@@ -541,6 +550,13 @@ def _with_signed(b: Bound, signed: Bound) -> Bound:
             params[flag] = False
     validity = f"{signed.validity}; of the signed problem, whose OPT is at least that of w ≥ 0"
     return Bound(signed.value, b.name, params, b.seconds + signed.seconds, validity)
+
+
+def _settle(settled: Callable[[str, Bound | None], None], told: list[str], pending: set[str], done: list) -> None:
+    """``settled(name, its bound in done or None)`` for each name of ``told`` no longer ``pending``, taken from it."""
+    for name in [n for n in told if n not in pending]:
+        told.remove(name)
+        settled(name, next((b for b in done if b.name == name), None))
 
 
 def _reusable(b: Bound, upper: float) -> bool:

@@ -34,6 +34,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from typing import Any
 
 import numpy as np
 
@@ -46,6 +47,7 @@ from certpca.data import Dataset
 from certpca.data.advice import preprocessing_advice
 from certpca.problem import Problem
 from certpca.reporting.band import certified_bands
+from certpca.reporting.beside import NonnegBeside, started, streaming
 from certpca.reporting.genes import GENE_REFS, gene_selection_run
 from certpca.reporting.modes import ModePaths, attached, fit_mode, fitted_beside, suffix, trace_paths
 from certpca.reporting.options import (
@@ -243,8 +245,10 @@ def fit_and_certify(
     A sign constraint in ``beside`` was fitted, and its path traced, by that :class:`Side`
     (:func:`fitted_beside`); the others are fitted here, and their path is traced beside the certificates
     (forked when ``fork``).  The certificates run here, in the plan's order: the nonnegative one takes the
-    plain one's bounds."""
+    plain one's bounds, computed at once in a child when ``fork`` (reporting/beside.py)."""
     out = FitsAtK()
+    nonneg_beside: NonnegBeside | None = None  # the certificate of w >= 0, computed beside the plain one
+    head: dict[str, Any] = {"time_limits": _allotments(plan.allot.head), "fixed_work": True}  # same page if busy
     for nonneg in plan.nonneg_modes:
         if beside and nonneg in beside:
             mode, paths, done = beside[nonneg].result()
@@ -262,6 +266,8 @@ def fit_and_certify(
             out.skipped.setdefault(m, reason)
         mode_fits = mode.fits
         if not mode_fits:
+            if nonneg and nonneg_beside is not None:
+                nonneg_beside.cancel()
             continue
         best = max(mode_fits, key=lambda f: f.components[0].variance)
         if fitted is not None:
@@ -270,16 +276,23 @@ def fit_and_certify(
         # a sign-free bound of the plain problem is the same number for w >= 0, and every other is the signed twin
         # that the certificate of w >= 0 compares its own bound with: computed once, by the plain certificate
         reuse = {b.name: b for b in out.shared[False].bounds} if nonneg and False in out.shared else None
-        shared = certify_vector(
-            problem,
-            best.components[0].weights,
-            plan.k,
-            nonneg,
-            bounds=names,
-            time_limits=_allotments(plan.allot.head),
-            reuse=reuse,
-            fixed_work=True,  # the same page on a busy machine (certpca/clock.py, Work)
-        )
+        if nonneg and nonneg_beside is not None:
+            shared = nonneg_beside.certificate(out.shared[False], best.components[0].weights)
+        else:
+            if not nonneg and fork and True in plan.nonneg_modes:  # the one of w >= 0 at once, beside (beside.py)
+                nonneg_names = certificate_bounds(problem, True, plan.head_bounds)
+                nonneg_beside = started(problem, plan.k, names, {"bounds": nonneg_names, **head})
+            with streaming(nonneg_beside) as settled:
+                shared = certify_vector(
+                    problem,
+                    best.components[0].weights,
+                    plan.k,
+                    nonneg,
+                    reuse=reuse,
+                    settled=settled,
+                    bounds=names,
+                    **head,
+                )
         if shared.better is not None and best.options["deflation"] in SEQUENTIAL:  # as certpca.certify(fit) does
             adopt_better(best, 0, shared.better)
             shared = shared.adopt()

@@ -3,7 +3,8 @@
 The gene-selection evaluation (its gene-set test in a child of its own) and the stability refits read the
 data and a method's name only, the nonnegative fits and every path the problem and the plan
 (reporting/modes.py); each runs in a child process forked when its inputs are known, while the report's
-own process certifies, the nonnegative certificate once its fits are back, the band once the paths are.
+own process certifies, the band once the paths are; the nonnegative certificate runs in a child of its own
+beside the plain one, which streams it the bounds it takes (reporting/beside.py).
 (Niced children, to leave the cores to the certificates, were slower on a shared machine, whose other
 processes took their share: reports/bench/report.md.)  How many processes: :func:`cores` (the CPU
 affinity), the one place that decides.  A child computes exactly what the report's process would (the same
@@ -73,6 +74,13 @@ class Side(Generic[T]):
         if not ok:
             raise value
         return value
+
+    def cancel(self) -> None:
+        """The value is not needed: its child, if any, is stopped."""
+        if self.process is not None:
+            self.process.terminate()
+            self.process.join()
+            self.receive.close()
 
 
 def recorded(work: Callable[..., T]) -> tuple[T, list[tuple[str, float]]]:

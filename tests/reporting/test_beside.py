@@ -1,0 +1,127 @@
+"""The report's certificate of w ≥ 0 computed at once with the plain one (certpca/reporting/beside.py): the same
+certificate as the one computed after it, bound for bound, and a lookup waits for its bound alone."""
+
+import multiprocessing
+import os
+import signal
+import threading
+
+import numpy as np
+import pytest
+
+from certpca.certification import Bound, certify_vector
+from certpca.problem import Problem
+from certpca.reporting.beside import NonnegBeside, Streamed, _keys, added, concurrent, merge, streaming
+from certpca.reporting.side import can_fork
+
+pytestmark = pytest.mark.skipif(not can_fork(2), reason="no fork start method here")
+
+#: the README job's headline bounds, with allotments (fixed work) small enough for a test
+NAMES = ["trace", "lambda1", "gershgorin", "dabe", "split", "threshold", "dabe_sdp"]
+OPTIONS = {"bounds": NAMES, "time_limits": {"dabe_sdp": 0.5, "threshold": 0.5}, "fixed_work": True}
+
+
+def _problem(seed: int) -> Problem:
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((6, 10)) * np.exp(rng.standard_normal(10))  # D > N: the sample-space SDP applies
+    return Problem.from_data(X - X.mean(axis=0))
+
+
+def _without_seconds(cert) -> dict:
+    d = cert.to_dict()
+    for b in d["bounds"]:
+        b.pop("seconds")
+    return d
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_nonneg_certificate_beside_is_the_one_after_the_plain_one(seed):
+    """Seed 0: the nonnegative threshold bound takes its signed twin (a wait for the plain one's); seed 1: the
+    plain dabe_sdp stopped at its target, and the nonnegative certificate takes it (a sign-free bound in its
+    place, whether reusable depending on the bounds before it).  Both checked, so the cases are covered."""
+    k = 3
+    w_plain = np.zeros(10)
+    w_plain[[0, 4, 7]] = [1.0, -2.0, 0.5]
+    w_nonneg = np.abs(w_plain)
+    # after the plain one, in one process, as the report computed it before
+    P = _problem(seed)
+    plain = certify_vector(P, w_plain, k, False, **OPTIONS)
+    reuse = {b.name: b for b in plain.bounds}
+    after = certify_vector(P, w_nonneg, k, True, reuse=reuse, **OPTIONS)
+    # beside it, in a child, on a fresh copy of the problem
+    Q = _problem(seed)
+    beside = NonnegBeside(Q, k, NAMES, OPTIONS)
+    with streaming(beside) as settled:
+        plain_here = certify_vector(Q, w_plain, k, False, settled=settled, **OPTIONS)
+    at_once = beside.certificate(plain_here, w_nonneg)
+    assert _without_seconds(plain_here) == _without_seconds(plain)
+    assert _without_seconds(at_once) == _without_seconds(after)
+    # the bounds taken from the plain certificate are its very objects, as after it
+    assert [reuse.get(b.name) is b for b in after.bounds] == [
+        {b.name: b for b in plain_here.bounds}.get(b.name) is b for b in at_once.bounds
+    ]
+    if seed == 0:
+        assert any(b.params.get("signed_problem") for b in after.bounds)
+    else:
+        assert any(b.params.get("stopped_at_target") for b in plain.bounds)
+    # what the child left in the memo is in the report's process too (the band reuses it)
+    assert set(P.memo) == set(Q.memo)
+
+
+def test_a_child_that_dies_is_replaced_by_the_certificate_after_the_plain_one():
+    k, w = 3, np.zeros(10)
+    w[[0, 4, 7]] = 1.0
+    P = _problem(0)
+    plain = certify_vector(P, w, k, False, **OPTIONS)
+    after = certify_vector(P, w, k, True, reuse={b.name: b for b in plain.bounds}, **OPTIONS)
+    Q = _problem(0)
+    beside = NonnegBeside(Q, k, NAMES, OPTIONS)
+    os.kill(beside.side.process.pid, signal.SIGKILL)
+    beside.side.process.join()
+    with streaming(beside) as settled:  # its pipe is broken: nothing is raised here
+        plain_here = certify_vector(Q, w, k, False, settled=settled, **OPTIONS)
+    assert _without_seconds(beside.certificate(plain_here, w)) == _without_seconds(after)
+
+
+def _pipe():
+    return multiprocessing.get_context("fork").Pipe(duplex=False)
+
+
+def test_a_streamed_bound_is_waited_for_alone():
+    receive, send = _pipe()
+    streamed = Streamed(["a", "b", "c"], receive)
+    send.send(("a", Bound(1.0, "a")))
+    assert streamed["a"].value == 1.0  # b not sent yet: no wait for it
+    assert "zz" not in streamed  # not among the names: absent at once
+    found: dict = {}
+    looking = threading.Thread(target=lambda: found.update(b="b" in streamed))
+    looking.start()
+    looking.join(0.2)
+    assert looking.is_alive() and not found  # waits for b
+    send.send(("b", None))  # the plain certificate gave none
+    looking.join(5)
+    assert found == {"b": False}
+    send.send(None)  # the end: c never came
+    assert "c" not in streamed and streamed.get("c") is None
+    assert streamed.received().keys() == {"a"}
+    send.close()
+
+
+def test_what_a_child_adds_to_the_memo_merges_into_the_parents():
+    memo = {"x": 1, "nested": {("a", 1): 2}}
+    before = _keys(memo)
+    memo["y"] = 3
+    memo["nested"][("b", 2)] = 4
+    memo["new"] = {"z": 5}
+    more = added(memo, before)
+    assert more == {"y": 3, "nested": {("b", 2): 4}, "new": {"z": 5}}
+    parent = {"x": 1, "nested": {("a", 1): 2}}
+    merge(parent, more)
+    assert parent == memo
+
+
+def test_bounds_that_need_the_vector_or_cvxpy_are_not_computed_beside():
+    assert concurrent(NAMES)
+    assert not concurrent([*NAMES, "screening"])  # a support hint: depends on the vector
+    assert not concurrent([*NAMES, "dnn_sdp"])  # solved inside cvxpy: never in a forked child
+    assert not concurrent([*NAMES, "dabe_sdp_matrix"])  # starts from the plain certificate's dabe_sdp in the memo
