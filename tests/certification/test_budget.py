@@ -157,3 +157,15 @@ def test_leukemia_log2_second_disjoint_component_is_certified_within_the_budget(
     assert all(c is not None and c.upper_bound >= c.value for c in fit.certificates)
     first, second = fit.certificates
     assert first.budget <= budget / 2 + 1e-9 and second.budget <= budget - first.budget_used + 1e-9  # shared
+
+
+def test_leukemia_log2_k50_nonneg_threshold_share_reaches_its_rank2_finalists():
+    """Issue 28's expression row leukemia --log2 20 k = 50 w ≥ 0: the threshold bound needs about 7.4 s of its
+    work for the rank-2 bounds of its finalists; with half of what is left of the default 15 s (about 7 s) it
+    stopped at its plain best, 90.97% certified, with 60% (``BoundSpec.factor_share``) 93.39% (the issue's goal:
+    93%).  Budgets are estimated work (certpca/clock.py), so the fraction does not depend on the load."""
+    cert = certpca.certify(certpca.fit("leukemia", 50, nonneg=True, log2=20))
+    assert not cert.net_fired
+    threshold = next(b for b in cert.bounds if b.name == "threshold")
+    assert cert.winner == "threshold" and threshold.params["evaluations"] > 1  # its rank-2 finalists were bounded
+    assert cert.certified_fraction >= 0.93, cert.certified_fraction
