@@ -451,7 +451,8 @@ def certify_vector(
         # w ≥ 0 had its turn (computed at once, they took the time of the nonnegative bounds after them)
         for i, spec, kw, limit in twins:
             left = work.left()
-            if left <= 0 or (stop_when_optimal and upper - value <= tol * upper):
+            settled = upper - value <= tol * upper or any(b.params.get("proven") for b in done)
+            if left <= 0 or (stop_when_optimal and settled):
                 break
             upfront = spec.work_on(scaled, k)
             if upfront > left:
@@ -569,6 +570,13 @@ def computing_order(names: list[str], problem, nonneg: bool = False) -> list[str
         return (max(cost, COST_SDP) if late else cost, late, place[n])
 
     return sorted(names, key=key)
+
+
+def first_runs(names: list[str], problem, nonneg: bool = False) -> list[str]:
+    """The bounds of ``names`` that a certificate of ``problem`` runs twice, a first run before the full one
+    (:func:`_schedule`): a bound with a ``probe`` whose place comes after the first semidefinite program (on a
+    dense problem screening runs before them and has no first run)."""
+    return [n for n, probe in _schedule(computing_order(names, problem, nonneg)) if probe is not None]
 
 
 def _schedule(names: list[str]) -> list[tuple[str, float | None]]:
