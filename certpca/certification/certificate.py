@@ -27,7 +27,8 @@ from threadpoolctl import threadpool_limits
 from certpca.certification.feasible import Better, feasible
 from certpca.certification.numerics import Bound, NotApplicable
 from certpca.certification.registry import REGISTRY, default_bounds, parse_bounds
-from certpca.certification.spec import COST_SDP, BoundSpec
+from certpca.certification.schedule import computing_order, schedule
+from certpca.certification.spec import BoundSpec
 from certpca.clock import NET_FACTOR, Work
 from certpca.errors import InputError, TooLarge
 from certpca.summary import Summary
@@ -389,10 +390,10 @@ def certify_vector(
     # one BLAS thread: a budget stands for the CPU seconds of one thread, and two OpenBLAS threads spinning on a
     # busy 2-core machine took 13.8 CPU s for an eigenproblem that takes 0.7 s on one (certpca/clock.py)
     with problem.scaled_by(shift) as scaled, threadpool_limits(1):
-        schedule, untold = _schedule(names), list(names)  # untold: not yet settled
-        for at, (name, probe) in enumerate(schedule):
+        order, untold = schedule(names), list(names)  # untold: not yet settled
+        for at, (name, probe) in enumerate(order):
             if settled is not None and not nonneg:
-                _settle(settled, untold, {n for n, _ in schedule[at:]}, done)
+                _settle(settled, untold, {n for n, _ in order[at:]}, done)
             spec = REGISTRY[name]
             if spec.nonneg_only and not nonneg:
                 skipped[name] = "applies to nonnegative problems only"
@@ -458,7 +459,8 @@ def certify_vector(
         # w ≥ 0 had its turn (computed at once, they took the time of the nonnegative bounds after them)
         for i, spec, kw, limit in twins:
             left = work.left()
-            if left <= 0 or (stop_when_optimal and upper - value <= tol * upper):
+            finished = upper - value <= tol * upper or any(b.params.get("proven") for b in done)
+            if left <= 0 or (stop_when_optimal and finished):
                 break
             upfront = spec.work_on(scaled, k)
             if upfront > left:
@@ -564,37 +566,3 @@ def _reusable(b: Bound, upper: float) -> bool:
     not when it stopped at a target below ``upper`` (BoundSpec.target_option), where run again it might
     have gone on below ``upper``."""
     return not b.params.get("stopped_at_target") or b.params.get("target", -np.inf) >= upper
-
-
-def computing_order(names: list[str], problem, nonneg: bool = False) -> list[str]:
-    """``names`` in the order a certificate computes them: by cost class on ``problem``
-    (``BoundSpec.cost_on``), then the registry's order.
-
-    On wide data (a factor problem) the bounds that form the D × D covariance come last: before, the dense
-    duals took the budget of the stronger threshold bound and sample-space SDP (alon raw k = 20 w ≥ 0: dspca
-    25 s, both skipped, 83.7% certified against 90.6% with them).  For w ≥ 0 a bound of w ≥ 0 alone
-    (``nonneg_only``, no signed counterpart) comes after the semidefinite programs both certificates
-    compute, so that a time-limited search gets the same share of the budget in both (khan k = 50: perron
-    ran first and took dabe_sdp's time)."""
-    place = {n: i for i, n in enumerate(REGISTRY)}
-
-    def key(n: str) -> tuple[int, bool, int]:
-        spec = REGISTRY[n]
-        late = nonneg and spec.nonneg_only
-        cost = spec.cost_on(problem)
-        return (max(cost, COST_SDP) if late else cost, late, place[n])
-
-    return sorted(names, key=key)
-
-
-def _schedule(names: list[str]) -> list[tuple[str, float | None]]:
-    """(name, seconds of a first run or None) in computing order: ``names`` (sorted by cost) with a
-    first run of each bound that has a ``probe`` placed before the first semidefinite program or
-    costlier bound, where one comes before it."""
-    schedule: list[tuple[str, float | None]] = [(n, None) for n in names]
-    for name in names:
-        probe = REGISTRY[name].probe
-        at = next(i for i, (n, _) in enumerate(schedule) if REGISTRY[n].cost >= COST_SDP or n == name)
-        if probe is not None and schedule[at][0] != name:
-            schedule.insert(at, (name, probe))
-    return schedule

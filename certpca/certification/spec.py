@@ -101,7 +101,7 @@ class BoundSpec:
         The cost class on a factor problem (D > r, C never formed) when it differs from ``cost``: the
         bounds that form the D × D covariance cost more there (``COST_EXPONENTIAL``: computed last); on
         wide data the dense duals took the budget before the strong bounds
-        (:func:`~certpca.certification.certificate.computing_order`).  None: ``cost``.
+        (:func:`~certpca.certification.schedule.computing_order`).  None: ``cost``.
     charges : bool
         ``func`` charges every step it takes to the :class:`~certpca.clock.Work` given through
         ``time_option`` (its steps' estimated seconds), so a budget can stop it part way.  False: it

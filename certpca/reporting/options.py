@@ -14,6 +14,7 @@ from typing import Any
 
 from certpca.certification import REGISTRY as BOUNDS
 from certpca.certification import default_bounds, parse_bounds
+from certpca.certification.schedule import first_runs
 from certpca.data import Dataset, clustering_classes
 from certpca.errors import InputError
 from certpca.problem import Problem
@@ -98,17 +99,19 @@ def split_budget(total: float, head_runs: int, later_runs: int, band: bool) -> A
     )
 
 
-def budgeted_runs(names: Sequence[str], nonneg: bool, reused: bool) -> int:
-    """How many runs of budgeted bounds a certificate of the bounds ``names`` computes: one each, a bound with a
-    first run (``BoundSpec.probe``) two; for w ≥ 0 none of a sign-free bound the plain certificate ``reused``
-    hands over, and without it a second of each that has a signed twin (``certify_vector`` computes it)."""
+def budgeted_runs(names: Sequence[str], problem, nonneg: bool, reused: bool) -> int:
+    """How many runs of budgeted bounds a certificate of the bounds ``names`` on ``problem`` computes: one each, a
+    bound with a first run (``BoundSpec.probe``, where the certificate schedules one: :func:`first_runs`) two;
+    for w ≥ 0 none of a sign-free bound the plain certificate ``reused`` hands over, and without it a second of
+    each that has a signed twin (``certify_vector`` computes it)."""
+    probed = first_runs(list(names), problem, nonneg)
     runs = 0
     for n in names:
         spec = BOUNDS[n]
         if n not in BUDGETED_BOUNDS or (nonneg and reused and spec.sign_free):
             continue
         twin = nonneg and not reused and not spec.sign_free and not spec.nonneg_only
-        runs += 1 + (spec.probe is not None) + twin
+        runs += 1 + (n in probed) + twin
     return runs
 
 
@@ -303,8 +306,8 @@ def resolve(ds: Dataset, problem: Problem, options: ReportOptions) -> Plan:
     head_runs = later_runs = 0
     for nonneg in modes:
         names = certificate_bounds(problem, nonneg, head_bounds)
-        head_runs += budgeted_runs(names, nonneg, reused=False in modes)
-        later_runs += budgeted_runs(names, nonneg, reused=False) * (o.components - 1)
+        head_runs += budgeted_runs(names, problem, nonneg, reused=False in modes)
+        later_runs += budgeted_runs(names, problem, nonneg, reused=False) * (o.components - 1)
     return Plan(
         k=o.k,
         nonneg_modes=modes,

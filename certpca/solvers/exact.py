@@ -282,7 +282,7 @@ def quick_pass(C: np.ndarray, F: list, k: int, level: float) -> list:
     return keep
 
 
-def node_screen(A: np.ndarray, m: int, k: int, level: float) -> list[int] | None:
+def node_screen(A: np.ndarray, m: int, k: int, level: float, work: Deadline | None = None) -> list[int] | None:
     """Positions (in R, 0-based) of the candidates a node (I, R) keeps, A = C_TT with I first (m = |I|): the
     screening lemma (certpca/solvers/search.py) on the node's Schur matrix M of C_II at ``level``.
 
@@ -290,13 +290,21 @@ def node_screen(A: np.ndarray, m: int, k: int, level: float) -> list[int] | None
     ‖M − M̂‖₂ ≤ τ/2 (:func:`schur_matrix`), so w_Rᵀ(L·I − M)w_R ≥ w_Rᵀ((L − τ)·I − M̂)w_R; the lemma on M̂ at
     level L − τ with supports of at most k − m features of R (:func:`quick_pass`, margins its own; passes
     repeated while one removes a candidate) then removes every j of R that no support S with I ∪ {j} ⊆ S ⊆ T,
-    |S| ≤ k, and λmax(C_SS) > L contains.  None when L is not safely above λmax(C_II)."""
+    |S| ≤ k, and λmax(C_SS) > L contains.  None when L is not safely above λmax(C_II).
+
+    ``work`` is charged what it does: forming M, 2m operations per entry of C_RR, and each pass, ``QUICK_OPS``
+    per entry of the candidates' block (:func:`~certpca.solvers.search.screen` charges its passes alike)."""
+    n = A.shape[0] - m
+    if work is not None:
+        work.charge(2 * m * n**2 / FLOP_RATE)
     formed = schur_matrix(A, m, level)
     if formed is None:
         return None
     M, tau = formed
-    keep = list(range(M.shape[0]))
+    keep = list(range(n))
     while len(keep) > 1:
+        if work is not None:
+            work.charge(QUICK_OPS * len(keep) ** 2 / FLOP_RATE)
         left = quick_pass(M, keep, k - m, level - tau)
         if len(left) == len(keep):
             break
@@ -404,9 +412,8 @@ def exact(
         """R without the candidates :func:`node_screen` removes at the node (I, R) at target(): the supports
         it leaves out are ≤ target(), which joins the proof's running maximum."""
         nonlocal ub_seen, screened_out
-        stop_at.charge((QUICK_OPS + 2 * len(I)) * len(R) ** 2 / FLOP_RATE)
         level = target()
-        keep = node_screen(C[np.ix_(I + R, I + R)], len(I), k, level)
+        keep = node_screen(C[np.ix_(I + R, I + R)], len(I), k, level, stop_at)
         if keep is None or len(keep) == len(R):
             return R
         ub_seen = max(ub_seen, level)

@@ -317,12 +317,12 @@ def test_the_exact_search_first_runs_before_the_sdps_and_settles_lrs_k10():
     """LRS (93 features) k = 10: the exact search proves the optimum in a fraction of a second, so its
     first run before the SDPs leaves them nothing to do (they took 17 s before it)."""
     from certpca import datasets
-    from certpca.certification.certificate import _schedule
+    from certpca.certification.schedule import schedule
     from certpca.solvers import solve
 
     names = ["trace", "dabe", "dspca_sdp", "exact"]  # cheapest first, as certify_vector sorts them
-    assert _schedule(names) == [("trace", None), ("dabe", None), ("exact", 2.0), ("dspca_sdp", None), ("exact", None)]
-    assert _schedule(["trace", "exact"]) == [("trace", None), ("exact", None)]  # nothing costlier before it
+    assert schedule(names) == [("trace", None), ("dabe", None), ("exact", 2.0), ("dspca_sdp", None), ("exact", None)]
+    assert schedule(["trace", "exact"]) == [("trace", None), ("exact", None)]  # nothing costlier before it
     P = datasets.load("lrs").problem()
     w = solve(P, 10).weights
     c = certify_vector(P, w, 10, budget=60.0)
@@ -364,7 +364,7 @@ def test_on_wide_data_the_bounds_that_form_the_dense_covariance_come_last():
     and shares. Before, on alon raw k = 20 w ≥ 0 dspca took the budget (threshold and dabe_sdp skipped: 83.7%
     certified against 90.6% for the signed problem), and on golub raw k = 50 signed the threshold bound did
     (83.1%; dabe_sdp alone: 94.9% in 1 CPU s)."""
-    from certpca.certification.certificate import computing_order
+    from certpca.certification.schedule import computing_order
 
     rng = np.random.default_rng(3)
     wide = Problem(factor=rng.standard_normal((6, 40)))

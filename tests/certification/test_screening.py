@@ -142,3 +142,45 @@ def test_default_certificate_screens_and_says_what_is_left():
     assert b.params["proven"] and b.params["survivors"] < D
     assert full.value <= b.value <= full.value * (1 + 1e-8)
     assert f"{b.params['survivors']} of {D} features left" in str(cert)
+
+
+def _recorded(spec, calls):
+    def func(problem, k, nonneg=False, **kw):
+        calls.append((spec.name, nonneg))
+        return spec.func(problem, k, nonneg, **kw)
+
+    return func
+
+
+@pytest.mark.parametrize("nonneg", [False, True])
+def test_on_a_factor_problem_screening_first_runs_before_the_sdps_and_proves_the_optimum(nonneg, monkeypatch):
+    """A planted sparse spike, 60 features and 40 samples (C held as a factor, where screening forms C and
+    comes last): its first run, before the semidefinite programs, proves the optimum the exact search over all
+    60 features (no screening) finds, and no costlier bound runs; on the dense problem it has no first run
+    (it comes before the semidefinite programs already)."""
+    import dataclasses
+
+    from certpca.certification import REGISTRY, default_bounds
+    from certpca.certification.schedule import first_runs
+
+    rng = np.random.default_rng(4)
+    D, k = 60, 5
+    u = np.zeros(D)
+    u[[3, 17, 29, 41, 55]] = 1.0
+    X = rng.standard_normal((40, D)) + 3 * rng.standard_normal((40, 1)) * u / np.sqrt(5)
+    P = Problem.from_data(X - X.mean(0))
+    dense = Problem.from_covariance(P.dense())
+    assert P.uses_factor and "screening" in first_runs(default_bounds(P, nonneg), P, nonneg)
+    assert "screening" not in first_runs(default_bounds(dense, nonneg), dense, nonneg)
+    full = exact(dense, k, nonneg)
+    assert full.proven
+    w = np.zeros(D)
+    w[[3, 17, 29, 41]] = 1.0  # a worse vector: the certificate must not need the optimum
+    calls = []  # (bound, nonneg) of every bound function the certificate calls, in order
+    for name, spec in list(REGISTRY.items()):
+        monkeypatch.setitem(REGISTRY, name, dataclasses.replace(spec, func=_recorded(spec, calls)))
+    cert = certify_vector(P, w, k, nonneg, budget=60.0)
+    assert cert.winner == "screening" and cert.bounds[-1].name == "screening" and cert.bounds[-1].params["proven"]
+    assert calls[-1] == ("screening", nonneg)  # nothing after the proof, nor a signed twin for w ≥ 0
+    assert full.value <= cert.upper_bound <= full.value * (1 + 1e-8)
+    assert cert.skipped["dabe_sdp"] == "the optimum is proven (no bound can be lower)"

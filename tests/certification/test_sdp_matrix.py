@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from certpca.certification import certify_vector, dabe_sdp_bound, default_bounds, matrix_dabe_bound
-from certpca.certification.certificate import computing_order
 from certpca.certification.duals import factor_with_error
 from certpca.certification.numerics import NotApplicable
+from certpca.certification.schedule import computing_order
 from certpca.certification.sdp_matrix import _primal, _sqrt_psd, certified_value
 from certpca.certification.sdp_sample import _Iterate, _Sample, dual_value
 from certpca.clock import Work

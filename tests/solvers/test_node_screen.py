@@ -92,3 +92,37 @@ def test_search_with_and_without_node_screening_agree_on_the_shared_small_proble
             res = exact(P, k, nonneg, screen_nodes=on)
             assert res.proven and res.upper_bound >= opt
             assert res.value == pytest.approx(opt, rel=1e-9)
+
+
+def test_node_screening_charges_every_pass_it_makes(monkeypatch):
+    """The work node screening charges is what it does, counted independently here: forming the Schur matrix
+    (2|I| operations per entry of C_RR) and ``QUICK_OPS`` per entry of the candidates' block in each of its
+    passes, which repeat while one removes a candidate (it was charged one pass per node before)."""
+    import certpca.solvers.exact as ex
+    from certpca.clock import FLOP_RATE, Work
+
+    sizes: list[int] = []
+    real = ex.quick_pass
+
+    def counted(M, F, k, level):
+        sizes.append(len(F))
+        return real(M, F, k, level)
+
+    monkeypatch.setattr(ex, "quick_pass", counted)
+    rng = np.random.default_rng(5)
+    repeated = 0
+    for n in range(60):
+        D = int(rng.integers(8, 14))
+        C = random_psd(rng, D, FAMILIES[n % len(FAMILIES)])
+        k, m = 4, int(rng.integers(0, 3))
+        opt, _ = brute_force(C, k, False)
+        sizes.clear()
+        work = Work(100.0)
+        keep = node_screen(C, m, k, opt * 0.99, work)
+        if keep is None:
+            assert work.used() == pytest.approx(2 * m * (D - m) ** 2 / FLOP_RATE, rel=1e-12)
+            continue
+        expected = (2 * m * (D - m) ** 2 + ex.QUICK_OPS * sum(s * s for s in sizes)) / FLOP_RATE
+        assert work.used() == pytest.approx(expected, rel=1e-12)
+        repeated += len(sizes) > 1
+    assert repeated > 0  # some nodes took more than one pass
