@@ -39,10 +39,10 @@ def schedule(names: list[str]) -> list[tuple[str, float | None]]:
     """(name, seconds of a first run or None) in computing order: ``names`` (sorted by cost) with a
     first run of each bound that has a ``probe`` placed before the first semidefinite program or
     costlier bound, where one comes before it."""
-    schedule: list[tuple[str, float | None]] = [(n, None) for n in names]
+    out: list[tuple[str, float | None]] = [(n, None) for n in names]
     for name in names:
         probe = REGISTRY[name].probe
-        at = next(i for i, (n, _) in enumerate(schedule) if REGISTRY[n].cost >= COST_SDP or n == name)
-        if probe is not None and schedule[at][0] != name:
-            schedule.insert(at, (name, probe))
-    return schedule
+        at = next(i for i, (n, _) in enumerate(out) if REGISTRY[n].cost >= COST_SDP or n == name)
+        if probe is not None and out[at][0] != name:
+            out.insert(at, (name, probe))
+    return out

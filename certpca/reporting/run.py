@@ -500,9 +500,9 @@ def compute(ds: Dataset, problem: Problem, plan: Plan, jobs: int | None = None) 
     try:
         # the gene selection, the stability refits and the fits and paths of every sign constraint but the
         # first need nothing from the certificates: each runs in a child process beside them
-        # (reporting/side.py), started once its inputs exist; the nonnegative certificate waits for its fits,
-        # the band for the paths, nothing but the end of the run for the genes and the stability refits
-        # its gene-set test in a child of its own
+        # (reporting/side.py), started once its inputs exist; the band waits for the paths, nothing but the end
+        # of the run for the genes (whose gene-set test runs in a child of its own) and the stability refits;
+        # the nonnegative certificate runs beside the plain one (fit_and_certify, reporting/beside.py)
         genes = partial(gene_selection_run, ds, **_gene_options(plan), start=lambda work: Side(work, fork).result)
         gene_side = Side(lambda: recorded(genes), fork) if plan.genes else None
         stable_sides: dict[bool, Side] = {}
