@@ -73,6 +73,7 @@ from certpca.certification.numerics import (
     ESTIMATE_FINALISTS,
     FLOP_RATE,
     LANCZOS_MIN,
+    TINY,
     Bound,
     check_k,
     deadline_after,
@@ -108,6 +109,11 @@ PERRON_FLOOR = 1e-9
 
 #: relative slack on the spannogram's OPT_2 (rounding of its 2 × 2 eigenproblems), as lowrank.py
 OPT_D_SLACK = 1e-9
+
+#: relative margin on the level at which an evaluation stops (a rank-2 sweep, a ρ; ``cap`` of
+#: :func:`_ub_components`): it stops only where the value it would have returned is surely above the level,
+#: whatever the rounding of the sums that form it (of the order of 10 ulps), so the cut never changes the bound
+CAP_MARGIN = 1e-9
 
 #: the refinement pass (rank-2 component bounds) re-evaluates the grid points in this window of ρ
 REFINE_WINDOW = (0.5, 1.5)
@@ -301,23 +307,33 @@ def _rank2_parts(Mk: np.ndarray, estimate: bool) -> tuple[np.ndarray, float] | N
 
 
 def _rank2_bound(
-    parts: tuple[np.ndarray, float] | None, k: int, nonneg: bool, estimate: bool = False, stop: Deadline | None = None
+    parts: tuple[np.ndarray, float] | None,
+    k: int,
+    nonneg: bool,
+    estimate: bool = False,
+    stop: Deadline | None = None,
+    cap: float = np.inf,
 ) -> float:
     """OPT_k(Â) + λmax(M_KK − Â) from :func:`_rank2_parts`; inf if unusable or when ``stop`` passes during
     the enumeration (its part proves nothing).  With ``estimate`` an estimate of it (Lanczos for the top
-    three pairs and for λmax(M_KK − Â))."""
+    three pairs and for λmax(M_KK − Â)).  ``cap``: the caller has no use for a value above it, so the
+    sweep stops once it has found OPT_k(Â) to put the value above ``cap`` (``target`` of
+    :func:`~certpca.solvers.spannogram.spannogram`, with a margin ``CAP_MARGIN``·|cap| for the rounding of
+    this sum) and inf is returned: the value is then above ``cap`` too."""
     if parts is None:
         return np.inf
     G, rest = parts
+    slack = 1.0 if estimate else 1 + OPT_D_SLACK
+    if rest > cap:  # OPT_k(Â) ≥ 0 (Â is PSD)
+        return np.inf
+    target = (cap - rest) / slack + CAP_MARGIN * abs(cap) if np.isfinite(cap) else None
     try:
-        res = spannogram(Problem(factor=G), k, nonneg=nonneg, d=2, deadline=stop)
+        res = spannogram(Problem(factor=G), k, nonneg=nonneg, d=2, deadline=stop, target=target)
     except TimeUp:
         return np.inf
     if res.truncated is not None:
         return np.inf
-    if estimate:
-        return float(res.opt_d) + rest
-    return float(res.opt_d) * (1 + OPT_D_SLACK) + rest
+    return float(res.opt_d) * slack + rest
 
 
 def _perron(r_l: np.ndarray, c_l: np.ndarray, a_l: np.ndarray, dK: np.ndarray) -> tuple[np.ndarray, float]:
@@ -353,13 +369,19 @@ def _ub_components(
     stop=None,
     memo=None,
     charged=None,
+    cap=np.inf,
 ):
     """max over components of ub_k(M_KK); M's off-diagonal entries are (i, j, m) (i < j).
 
     Components are visited in decreasing order of their cheap (Gershgorin) bound
     and refined until no remaining cheap bound can exceed the current maximum.
     ``rank2`` (None, or the problem's ``nonneg``) adds the rank-2 spannogram bound
-    on dense components.  ``estimate`` estimates the eigenvalues of large dense
+    on dense components whose other bounds leave them above the current maximum (below it, no bound
+    of theirs can change the maximum).  ``cap``: the caller has no use for a maximum above it (its ρ
+    cannot be the best), so the visit stops as soon as the running maximum is above it, and
+    ``(inf, info)`` is returned with ``info["cut"]`` 1; a rank-2 sweep stops once its bound is above both
+    ``cap`` and the component's other bounds (:func:`_rank2_bound`).  The largest components usually
+    come first (their k-sparse row sums are the largest), so the cut comes before the small ones.  ``estimate`` estimates the eigenvalues of large dense
     components instead of bounding them (to steer the ρ search).  ``top``: each row's sum of its k − 1
     largest |m| when already known (:meth:`Pairs.row_top`).  Once ``stop`` (a Deadline) passes, the
     rank-2 bounds are left out (each component keeps its other bounds).  ``memo``: a dict for the
@@ -394,7 +416,7 @@ def _ub_components(
     sizes = np.bincount(labels, minlength=n_comp)
     order = np.argsort(-comp_g)
     best = -np.inf
-    info = {"largest_component": int(sizes.max()) if n_comp else 0, "refined": 0, "ops": 0.0}
+    info = {"largest_component": int(sizes.max()) if n_comp else 0, "refined": 0, "ops": 0.0, "cut": 0}
     # edges grouped by component of their endpoint
     lab_e = labels[rows]
     e_order = np.argsort(lab_e, kind="stable")
@@ -403,51 +425,57 @@ def _ub_components(
         g = comp_g[c]
         if g <= best:
             break
-        if sizes[c] == 1:
-            best = max(best, g)
-            continue
-        sel = e_order[e_start[c] : e_start[c + 1]]
-        nodes = np.flatnonzero(labels == c)
-        loc = np.full(D, -1, np.int64)
-        loc[nodes] = np.arange(len(nodes))
-        r_l, c_l, a_l = loc[rows[sel]], loc[cols[sel]], av[sel]
-        sgn = np.r_[m, m][sel]
-        dK = diag[nodes]
-        n = len(nodes)
-        ub = g
-        if n <= dense_max:
-            lam = memo.get(("lmax", int(c), estimate))
-            with_rank2 = rank2 is not None and n > k and not (stop is not None and stop.passed())
-            eig_ops = LANCZOS_OPS * n * n if estimate else EIGEN_OPS * n**3
-            charge(("lmax", int(c), estimate), eig_ops)  # whether computed or reused (docstring)
-            if with_rank2:
-                charge(("rank2", int(c), estimate), eig_ops)
-            if lam is None or (with_rank2 and ("rank2", int(c), estimate) not in memo):
-                Mk = np.zeros((n, n))
-                Mk[r_l, c_l] = sgn
-                Mk[np.arange(n), np.arange(n)] = dK
+        ub = g  # a single feature: its diagonal entry
+        if sizes[c] > 1:
+            sel = e_order[e_start[c] : e_start[c + 1]]
+            nodes = np.flatnonzero(labels == c)
+            loc = np.full(D, -1, np.int64)
+            loc[nodes] = np.arange(len(nodes))
+            r_l, c_l, a_l = loc[rows[sel]], loc[cols[sel]], av[sel]
+            sgn = np.r_[m, m][sel]
+            dK = diag[nodes]
+            n = len(nodes)
+            if n <= dense_max:
+                lam = memo.get(("lmax", int(c), estimate))
+                eig_ops = LANCZOS_OPS * n * n if estimate else EIGEN_OPS * n**3
+                charge(("lmax", int(c), estimate), eig_ops)  # whether computed or reused (docstring)
+                Mk = None
                 if lam is None:
+                    Mk = _dense_block(n, r_l, c_l, sgn, dK)
                     lam = lmax_estimate(Mk) if estimate else lmax_upper(Mk, EPS * float(np.linalg.norm(Mk)))[0]
                     memo["lmax", int(c), estimate] = lam
-                if with_rank2 and ("rank2", int(c), estimate) not in memo:
-                    memo["rank2", int(c), estimate] = _rank2_parts(Mk, estimate)
-            ub = min(ub, lam)
-            if with_rank2:
-                ub = min(ub, _rank2_bound(memo["rank2", int(c), estimate], k, rank2, estimate, stop))
-        if n > k and ub > best:
-            if ("perron", int(c)) not in memo:
-                memo["perron", int(c)] = _perron(r_l, c_l, a_l, dK)
-            charge(("perron", int(c)), PAIR_OPS * POWER_STEPS * len(a_l) / 10)
-            v, cw = memo["perron", int(c)]
-            # weighted k-sparse rows: top_{k−1}(|M_ij| v_j) / v_i, the same at this k for a later call
-            if ("weighted", int(c), kk) not in memo:
-                wt = _row_topk(r_l, a_l * v[c_l], n, kk) / v
-                memo["weighted", int(c), kk] = float(np.max(dK + wt + gamma(k + 4) * (np.abs(dK) + wt)))
-            ub = min(ub, cw, memo["weighted", int(c), kk])
-        info["refined"] += 1
-        info["ops"] += PAIR_OPS * (D / 10 + len(sel))  # the component's rows and edges picked out
+                ub = min(ub, lam)
+                if rank2 is not None and n > k and ub > best and not (stop is not None and stop.passed()):
+                    charge(("rank2", int(c), estimate), eig_ops)
+                    if ("rank2", int(c), estimate) not in memo:
+                        Mk = _dense_block(n, r_l, c_l, sgn, dK) if Mk is None else Mk
+                        memo["rank2", int(c), estimate] = _rank2_parts(Mk, estimate)
+                    ub = min(ub, _rank2_bound(memo["rank2", int(c), estimate], k, rank2, estimate, stop, min(ub, cap)))
+            if n > k and ub > best:
+                if ("perron", int(c)) not in memo:
+                    memo["perron", int(c)] = _perron(r_l, c_l, a_l, dK)
+                charge(("perron", int(c)), PAIR_OPS * POWER_STEPS * len(a_l) / 10)
+                v, cw = memo["perron", int(c)]
+                # weighted k-sparse rows: top_{k−1}(|M_ij| v_j) / v_i, the same at this k for a later call
+                if ("weighted", int(c), kk) not in memo:
+                    wt = _row_topk(r_l, a_l * v[c_l], n, kk) / v
+                    memo["weighted", int(c), kk] = float(np.max(dK + wt + gamma(k + 4) * (np.abs(dK) + wt)))
+                ub = min(ub, cw, memo["weighted", int(c), kk])
+            info["refined"] += 1
+            info["ops"] += PAIR_OPS * (D / 10 + len(sel))  # the component's rows and edges picked out
         best = max(best, ub)
+        if best > cap:
+            info["cut"] = 1
+            return np.inf, info
     return best, info
+
+
+def _dense_block(n: int, r_l: np.ndarray, c_l: np.ndarray, sgn: np.ndarray, dK: np.ndarray) -> np.ndarray:
+    """The n × n block M_KK of one component: off-diagonal entries ``sgn`` at (r_l, c_l), diagonal dK."""
+    Mk = np.zeros((n, n))
+    Mk[r_l, c_l] = sgn
+    Mk[np.arange(n), np.arange(n)] = dK
+    return Mk
 
 
 @timed
@@ -492,7 +520,27 @@ def threshold_bound(
     stop = deadline_after(time_limit)
     charged: dict[float, set] = {}  # ρ → the component parts charged in this call (_ub_components)
 
-    def evaluate(rho, rank2=None, estimate=False):
+    cut = [0]  # evaluations stopped at their cutoff
+
+    def value_at(rho: float, ub: float) -> float:
+        """(A) at ρ with max_K ub_k(M_KK) = ub, with its margins: nondecreasing in ub."""
+        spread = (k - 1) * (rho + err)
+        return safe(spread + diag_err + ub + gamma(4) * (abs(ub) + spread))
+
+    def cap_at(rho: float, cutoff: float) -> float:
+        """A level of max_K ub_k(M_KK) above which (A) at ρ is surely above ``cutoff`` (inf: none)."""
+        if not np.isfinite(cutoff):
+            return np.inf
+        level = cutoff - (k - 1) * (rho + err) - diag_err
+        step = CAP_MARGIN * max(abs(cutoff), abs(level), TINY)
+        for _ in range(64):  # the margins of value_at put it above cutoff at once, but for rounding
+            if value_at(rho, level) > cutoff:
+                return level
+            level, step = level + step, 2 * step
+        return np.inf
+
+    def evaluate(rho, rank2=None, estimate=False, cutoff=np.inf):
+        """(A) at ρ, or inf once it is seen to be above ``cutoff`` (then it cannot change the search)."""
         m_act = int(np.searchsorted(-key, -rho, side="left"))  # pairs with key > ρ
         ii, jj, vv = i[:m_act], j[:m_act], v[:m_act]
         if nonneg:
@@ -520,12 +568,18 @@ def threshold_bound(
             stop=stop,
             memo=memo,
             charged=charged.setdefault(rho, set()),
+            cap=cap_at(rho, cutoff),
         )
-        total = (k - 1) * (rho + err) + diag_err + ub
-        total = total + gamma(4) * (abs(ub) + (k - 1) * (rho + err))
+        cut[0] += info.pop("cut")
         info.update(n_pairs=m_act, components=int(n_comp))
         stop.charge((info.pop("ops") + PAIR_OPS * (m_act + D)) / FLOP_RATE)
-        return safe(total), info
+        return value_at(rho, ub), info
+
+    def kth_smallest(n: int) -> float:
+        """The n-th smallest value found so far (inf before n points): a point above it is not among the n
+        best, whatever the points still to come (values only fall), so its evaluation may stop there."""
+        values = sorted(t[0] for t in results.values())
+        return values[n - 1] if len(values) >= n else np.inf
 
     hi = float(key[0]) if len(key) else 0.0
     lo = tau
@@ -538,6 +592,9 @@ def threshold_bound(
     # from LANCZOS_MIN features the search runs on estimates and only its best points are bounded
     # (every ρ is valid, so a misleading estimate costs tightness only)
     est = D >= LANCZOS_MIN
+    # an estimated search keeps its ESTIMATE_FINALISTS best points (below), an exact one its best: a point
+    # whose evaluation goes above the kept-th smallest value so far is stopped there (it cannot be kept)
+    kept = ESTIMATE_FINALISTS if est else 1
     results: dict[float, tuple] = {}
     # from the largest ρ down: an evaluation costs more as ρ falls (more pairs, larger components), so a
     # search its allotment cuts has bounded the cheap end and the middle instead of a few giant components
@@ -545,7 +602,7 @@ def threshold_bound(
     for r in grid[::-1]:
         if results and stop.passed():
             break
-        results[float(r)] = evaluate(float(r), estimate=est)
+        results[float(r)] = evaluate(float(r), estimate=est, cutoff=kth_smallest(kept))
     best_rho = min(results, key=lambda r: results[r][0])
     pos = int(np.searchsorted(grid, best_rho))
     a = grid[max(pos - 1, 0)]
@@ -553,7 +610,7 @@ def threshold_bound(
     for r in np.linspace(a, b, n_refine + 2)[1:-1]:
         if stop.passed():
             break
-        results[float(r)] = evaluate(float(r), estimate=est)
+        results[float(r)] = evaluate(float(r), estimate=est, cutoff=kth_smallest(kept))
     best_rho = min(results, key=lambda r: results[r][0])
     plain = dict(results)  # the search's points without the rank-2 bound
     with_rank2: set[float] = set()
@@ -564,27 +621,37 @@ def threshold_bound(
         for r in sorted(with_rank2):
             if stop.passed():
                 break
-            results[r] = min(results[r], evaluate(r, nonneg, estimate=est), key=lambda t: t[0])
+            again = evaluate(r, nonneg, estimate=est, cutoff=kth_smallest(kept))
+            results[r] = min(results[r], again, key=lambda t: t[0])
         best_rho = min(results, key=lambda r: results[r][0])
     if est:
         # the estimates steered the search; its best point without the rank-2 bound is bounded (even past
         # the limit), then the best points with it while the allotment lasts: a rank-2 bound the limit
         # abandons falls back to its point's plain bound, which may be worse than the plain best
-        # (leukemia --log2 20 k = 50 w ≥ 0 with 5 s of work: 341.7 against 336.3)
+        # (leukemia --log2 20 k = 50 w ≥ 0 with 5 s of work: 341.7 against 336.3); a finalist's evaluation
+        # stops once it is above the best bound so far
         plain_best = min(plain, key=lambda r: plain[r][0])
         finalists = [r for r in sorted(results, key=lambda r: results[r][0])[:ESTIMATE_FINALISTS] if r in with_rank2]
         results = {plain_best: evaluate(plain_best)}
         for r in finalists:
             if stop.passed():
                 break
-            results[r] = min(results.get(r, (np.inf,)), evaluate(r, nonneg), key=lambda t: t[0])
+            again = evaluate(r, nonneg, cutoff=kth_smallest(1))
+            results[r] = min(results.get(r, (np.inf,)), again, key=lambda t: t[0])
         best_rho = min(results, key=lambda r: results[r][0])
     value, info = results[best_rho]
     info["time_limit_reached"] = stop.passed()
     return Bound(
         value,
         "threshold",
-        {"rho": best_rho, "tau": tau, "pairs_kept": int(len(v)), "evaluations": len(results), **info},
+        {
+            "rho": best_rho,
+            "tau": tau,
+            "pairs_kept": int(len(v)),
+            "evaluations": len(results),
+            "evaluations_cut": cut[0],
+            **info,
+        },
         0.0,
         "(k−1)ρ + max_K ub_k(M_KK) for the thresholded C, forming error (k−1)e + γ_r·c_max, "
         "Weyl / γ_{k+4} margins on the component bounds + rel 1e-10",
