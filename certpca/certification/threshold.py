@@ -478,6 +478,26 @@ def _dense_block(n: int, r_l: np.ndarray, c_l: np.ndarray, sgn: np.ndarray, dK: 
     return Mk
 
 
+def _value_at(ub: float, spread: float, diag_err: float) -> float:
+    """(A) from ub = max_K ub_k(M_KK) and spread = (k − 1)(ρ + e), with the forming error of the diagonal
+    and the margins of these sums (module docstring): nondecreasing in ub."""
+    return safe(spread + diag_err + ub + gamma(4) * (abs(ub) + spread))
+
+
+def _cap_for(cutoff: float, spread: float, diag_err: float) -> float:
+    """A level of max_K ub_k(M_KK) above which :func:`_value_at` is surely above ``cutoff`` (inf for none):
+    an evaluation whose running maximum passes it cannot give a value at most ``cutoff``."""
+    if not np.isfinite(cutoff):
+        return np.inf
+    level = cutoff - spread - diag_err
+    step = CAP_MARGIN * max(abs(cutoff), abs(level), TINY)
+    for _ in range(64):  # the margins of _value_at put it above cutoff at once, but for rounding
+        if _value_at(level, spread, diag_err) > cutoff:
+            return level
+        level, step = level + step, 2 * step
+    return np.inf
+
+
 @timed
 def threshold_bound(
     problem,
@@ -522,23 +542,6 @@ def threshold_bound(
 
     cut = [0]  # evaluations stopped at their cutoff
 
-    def value_at(rho: float, ub: float) -> float:
-        """(A) at ρ with max_K ub_k(M_KK) = ub, with its margins: nondecreasing in ub."""
-        spread = (k - 1) * (rho + err)
-        return safe(spread + diag_err + ub + gamma(4) * (abs(ub) + spread))
-
-    def cap_at(rho: float, cutoff: float) -> float:
-        """A level of max_K ub_k(M_KK) above which (A) at ρ is surely above ``cutoff`` (inf: none)."""
-        if not np.isfinite(cutoff):
-            return np.inf
-        level = cutoff - (k - 1) * (rho + err) - diag_err
-        step = CAP_MARGIN * max(abs(cutoff), abs(level), TINY)
-        for _ in range(64):  # the margins of value_at put it above cutoff at once, but for rounding
-            if value_at(rho, level) > cutoff:
-                return level
-            level, step = level + step, 2 * step
-        return np.inf
-
     def evaluate(rho, rank2=None, estimate=False, cutoff=np.inf):
         """(A) at ρ, or inf once it is seen to be above ``cutoff`` (then it cannot change the search)."""
         m_act = int(np.searchsorted(-key, -rho, side="left"))  # pairs with key > ρ
@@ -568,12 +571,12 @@ def threshold_bound(
             stop=stop,
             memo=memo,
             charged=charged.setdefault(rho, set()),
-            cap=cap_at(rho, cutoff),
+            cap=_cap_for(cutoff, (k - 1) * (rho + err), diag_err),
         )
         cut[0] += info.pop("cut")
         info.update(n_pairs=m_act, components=int(n_comp))
         stop.charge((info.pop("ops") + PAIR_OPS * (m_act + D)) / FLOP_RATE)
-        return value_at(rho, ub), info
+        return _value_at(ub, (k - 1) * (rho + err), diag_err), info
 
     def kth_smallest(n: int) -> float:
         """The n-th smallest value found so far (inf before n points): a point above it is not among the n

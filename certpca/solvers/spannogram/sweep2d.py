@@ -108,9 +108,9 @@ def sweep_supports_2d(
     vector on the surrogate (``f(c)`` at a point c of the cell, [APD14] eq. (13)), so then
     ``OPT_2 ≥ max f > target``: for a caller that needs ``OPT_2`` only when it is at most ``target``
     (a bound that cannot help above it), the rest of the enumeration is work that cannot change its
-    result.  The intervals are swept from θ = 0, the direction of ``V``'s first column (the top
-    eigenvector of a surrogate), where the best supports usually are, so the stop comes early.  With
-    ``target`` the collection is complete only when ``max f ≤ target``.
+    result.  First f is taken at the middle of each first-level interval: one above ``target`` ends
+    the sweep at once; else the intervals are swept in decreasing order of that value, where the stop
+    comes soonest.  With ``target`` the collection is complete only when ``max f ≤ target``.
 
     Returns
     -------
@@ -201,14 +201,26 @@ def sweep_supports_2d(
                 stack.append((mid, tb, R, None, None))
                 stack.append((ta, mid, R, None, None))
 
+    order = np.arange(n_intervals)
+    if target is not None:
+        # f at the middle of each first-level interval: feasible values, so one above target ends the sweep
+        # at once; otherwise the intervals are swept from the best middle down, where the stop comes sooner
+        mids = (edges[:-1] + edges[1:]) / 2
+        S_mid, f_mid = top_k_supports(np.cos(mids)[:, None] * V1 + np.sin(mids)[:, None] * V2, k, nonneg)
+        if f_mid.max() > target:
+            out_S.append(S_mid)
+            out_f.append(f_mid)
+            order = order[:0]
+        else:
+            order = np.argsort(-f_mid, kind="stable")
     # first level vectorised over intervals in chunks
     all_idx = np.arange(n)
     chunk = max(1, int(CHUNK_ENTRIES // max(n, 1)))
     try:
-        for s in range(0, n_intervals, chunk):
-            e = min(s + chunk, n_intervals)
-            ta = edges[s:e][:, None]
-            tb = edges[s + 1 : e + 1][:, None]
+        for s in range(0, len(order), chunk):
+            at = order[s : s + chunk]
+            ta = edges[at][:, None]
+            tb = edges[at + 1][:, None]
             lo, hi = _interval_bounds(V1, V2, r, ta, tb, nonneg)
             keep = relevant_curves(lo, hi, k, nonneg, slack)
             for j in range(keep.shape[0]):
