@@ -381,8 +381,9 @@ def _ub_components(
     cannot be the best), so the visit stops as soon as the running maximum is above it, and
     ``(inf, info)`` is returned with ``info["cut"]`` 1; a rank-2 sweep stops once its bound is above both
     ``cap`` and the component's other bounds (:func:`_rank2_bound`).  The largest components usually
-    come first (their k-sparse row sums are the largest), so the cut comes before the small ones.  ``estimate`` estimates the eigenvalues of large dense
-    components instead of bounding them (to steer the ρ search).  ``top``: each row's sum of its k − 1
+    come first (their k-sparse row sums are the largest), so the cut comes before the small ones.
+    ``estimate`` estimates the eigenvalues of large dense components instead of bounding them (to steer
+    the ρ search).  ``top``: each row's sum of its k − 1
     largest |m| when already known (:meth:`Pairs.row_top`).  Once ``stop`` (a Deadline) passes, the
     rank-2 bounds are left out (each component keeps its other bounds).  ``memo``: a dict for the
     component bounds of this M (this ρ), given again with the same M so that a later call reuses them:
@@ -524,7 +525,10 @@ def threshold_bound(
     is tried and no rank-2 bound is started or finished (a started one is abandoned); at least one ρ is
     bounded (with estimates, from ``LANCZOS_MIN`` features: the best estimate without the rank-2 bound,
     then the best with it while the allotment lasts), so the bound returned is the minimum over the ρ
-    bounded so far, each valid by itself (``params["time_limit_reached"]``).
+    bounded so far, each valid by itself (``params["time_limit_reached"]``).  An evaluation stops once it
+    is seen to be above the value it must beat to matter (the best so far; for estimates the
+    ``ESTIMATE_FINALISTS``-th smallest), and only the work done is charged: with an allotment that lasts,
+    the same bound as evaluating every point to its end (``params["evaluations_cut"]`` counts the stops).
     Validity: (k − 1)(ρ + e) + γ_r·c_max added for the formed entries, component
     bounds with Weyl / summation margins (module docstring), then rel 1e-10.
     """

@@ -231,13 +231,14 @@ def test_cut_evaluations_give_the_uncut_bound(monkeypatch, estimated, rank2):
         for P, k, nonneg in _problems(seed, 60):
             opt, _ = brute_force(P.dense(), k, nonneg)
             rows.append((P, k, nonneg, opt))
+    options = {"n_grid": 12, "n_refine": 4, "rank2": rank2}
     with monkeypatch.context() as m:
         counts = _counting_cuts(m)
-        cut = [threshold_bound(_fresh(P), k, nonneg, n_grid=12, n_refine=4, rank2=rank2, time_limit=Work(1e12)) for P, k, nonneg, _ in rows]
+        cut = [threshold_bound(_fresh(P), k, nn, time_limit=Work(1e12), **options) for P, k, nn, _ in rows]
     with monkeypatch.context() as m:
         _uncut(m)
-        full = [threshold_bound(_fresh(P), k, nonneg, n_grid=12, n_refine=4, rank2=rank2, time_limit=Work(1e12)) for P, k, nonneg, _ in rows]
-    bad = [(P.dim, k, nn, opt, a.value, b.value) for (P, k, nn, opt), a, b in zip(rows, cut, full) if not a.value == b.value >= opt]
+        full = [threshold_bound(_fresh(P), k, nn, time_limit=Work(1e12), **options) for P, k, nn, _ in rows]
+    bad = [(r[0].dim, *r[1:], a.value, b.value) for r, a, b in zip(rows, cut, full) if not a.value == b.value >= r[3]]
     assert not bad, bad[:3]
     assert sum(b.params["evaluations_cut"] for b in cut) > 0 == sum(b.params["evaluations_cut"] for b in full)
     assert counts["sweeps"] > 0 or not rank2, counts
@@ -269,9 +270,9 @@ def test_component_visit_stops_exactly_above_its_cap(estimate):
         M = np.where(C > rho, C - rho, 0.0) if nonneg else np.sign(C) * np.maximum(np.abs(C) - rho, 0.0)
         i, j = np.nonzero(np.triu(M, 1))
         n_comp, labels = connected_components(sp.coo_matrix((np.ones(len(i)), (i, j)), shape=(D, D)), directed=False)
+        args = (labels, n_comp, i, j, M[i, j], np.diag(C).copy(), k, threshold.DENSE_COMPONENT_MAX, nonneg)
 
-        def visit(cap):
-            args = (labels, n_comp, i, j, M[i, j], np.diag(C).copy(), k, threshold.DENSE_COMPONENT_MAX, nonneg)
+        def visit(cap, args=args):
             return threshold._ub_components(*args, estimate=estimate, cap=cap)[0]
 
         full = visit(np.inf)

@@ -374,12 +374,12 @@ def test_sweep_with_a_target(nonneg):
     always at half or 90% of OPT_2, where the middles of the first-level intervals are above the target."""
     rng = np.random.default_rng(41 + nonneg)
     stopped = 0
-    for t in range(12):
+    for _ in range(12):
         n, k = int(rng.integers(20, 120)), int(rng.integers(2, 12))
         V = rng.standard_normal((n, 2)) * [1.5, rng.uniform(0.3, 1.4)]
         C = V @ V.T  # a fresh Problem per call: a second eigh of the same one may differ in the last bit
 
-        def run(target):
+        def run(target, C=C, k=k):
             return spannogram(Problem.from_covariance(C), k, nonneg=nonneg, d=2, target=target)
 
         full = run(None)

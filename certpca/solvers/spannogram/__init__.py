@@ -141,8 +141,8 @@ class SpannogramResult:
         enumeration was complete.  False for nets and for truncated enumerations.
     truncated : str or None
         Why an exact method's enumeration is incomplete (Alg. 2 at a degenerate
-        tie; ``"above target"``: the sweep stopped at ``target``); None when it is complete.  A truncated ``opt_d`` is only a lower
-        bound on ``OPT_d``.
+        tie; ``"above target"``: the sweep stopped at ``target``); None when it is
+        complete.  A truncated ``opt_d`` is only a lower bound on ``OPT_d``.
     """
 
     weights: np.ndarray
