@@ -14,7 +14,8 @@ from scipy.sparse.csgraph import connected_components
 import certpca.certification.numerics as numerics
 import certpca.certification.threshold as threshold
 from certpca.certification.sdp_sample import RHO_FACTORS, dabe_sdp_bound
-from certpca.certification.threshold import collect_pairs, threshold_bound
+from certpca.certification.threshold import threshold_bound
+from certpca.certification.threshold_pairs import collect_pairs
 from certpca.clock import Work
 from certpca.problem import Problem
 from tests.brute import brute_force, random_psd
