@@ -10,7 +10,8 @@ OPT(k, nonneg) = max wᵀCw over unit w with ‖w‖₀ ≤ k (and w ≥ 0).  Mo
 * :mod:`~certpca.certification.relax` — the SDP relaxations (cvxpy proposes, numpy certifies);
 * :mod:`~certpca.certification.sdp_sample` — the dABE ℓ0 SDP in sample space by Frank–Wolfe;
 * :mod:`~certpca.certification.sdp_matrix` — the same bound with a matrix multiplier Z in place of ρI;
-* :mod:`~certpca.certification.threshold` — threshold C, split into connected components;
+* :mod:`~certpca.certification.threshold` — threshold C, split into connected components (its pairs:
+  :mod:`~certpca.certification.threshold_pairs`);
 * :mod:`~certpca.certification.exact` — branch and bound over supports;
 * :mod:`~certpca.certification.registry` — REGISTRY, the names of all bounds;
 * :mod:`~certpca.certification.certificate` — certify a vector with the registered bounds;

@@ -53,15 +53,13 @@ Floating-point margins (rules of docs/certification.md §1):
 * row sums of k terms: relative γ_{k+4} (products, sums, one division, one addition);
 * the result then gets the relative 1e-10 of :func:`~certpca.certification.numerics.safe`.
 
-Pairs are kept sparse: only those above a low cut τ (chosen so that about
-``PAIR_BUDGET_PER_FEATURE``·D pairs survive), and ρ is searched on a fine
+Pairs are kept sparse (:mod:`certpca.certification.threshold_pairs`): only those above a low cut τ
+(chosen so that about ``PAIR_BUDGET_PER_FEATURE``·D pairs survive), and ρ is searched on a fine
 logarithmic grid in [τ, max pair], from the top down (the cheap end first): the bound is not
 unimodal in ρ.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
@@ -73,6 +71,7 @@ from certpca.certification.numerics import (
     ESTIMATE_FINALISTS,
     FLOP_RATE,
     LANCZOS_MIN,
+    TINY,
     Bound,
     check_k,
     deadline_after,
@@ -85,18 +84,13 @@ from certpca.certification.numerics import (
     timed,
 )
 from certpca.certification.spec import ASTERIS, COST_SEARCH, DSPCA, BoundSpec
+from certpca.certification.threshold_pairs import canonical_csr, row_topk, sorted_pairs
 from certpca.clock import Deadline, TimeUp
 from certpca.problem import Problem
 from certpca.solvers.spannogram import spannogram
 
 #: components up to this size get the dense λmax (interlacing) besides the row bounds
 DENSE_COMPONENT_MAX = 1500
-
-#: about this many off-diagonal pairs per feature are kept (sparse, never D × D)
-PAIR_BUDGET_PER_FEATURE = 40
-
-#: memory for one block of rows of FᵀF while collecting pairs
-BLOCK_BYTES = 32 * 2**20
 
 #: ρ grid: this many log-spaced points in [τ, max pair], then a finer grid around the best
 N_GRID = 40
@@ -108,6 +102,11 @@ PERRON_FLOOR = 1e-9
 
 #: relative slack on the spannogram's OPT_2 (rounding of its 2 × 2 eigenproblems), as lowrank.py
 OPT_D_SLACK = 1e-9
+
+#: relative margin on the level at which an evaluation stops (a rank-2 sweep, a ρ; ``cap`` of
+#: :func:`_ub_components`): it stops only where the value it would have returned is surely above the level,
+#: whatever the rounding of the sums that form it (of the order of 10 ulps), so the cut never changes the bound
+CAP_MARGIN = 1e-9
 
 #: the refinement pass (rank-2 component bounds) re-evaluates the grid points in this window of ρ
 REFINE_WINDOW = (0.5, 1.5)
@@ -122,162 +121,6 @@ LANCZOS_OPS = 1000.0
 
 #: the threshold bound works on factor problems row block by row block: default limit on D
 THRESHOLD_MAX_DIM = 60000
-
-
-def collect_pairs(problem, nonneg: bool, budget: int | None = None, block_bytes: int = BLOCK_BYTES):
-    """Off-diagonal pairs (i < j) of Ĉ above a cut τ, sorted by decreasing key.
-
-    ``key`` is Ĉ_ij (nonneg) or |Ĉ_ij| (signed).  Returns (i, j, val, tau, err)
-    where every pair with key > τ is present and ``err`` bounds |C_ij − Ĉ_ij|
-    plus the rounding of Ĉ_ij − ρ (module docstring).
-    """
-    D = problem.dim
-    diag = problem.diag
-    if budget is None:
-        budget = PAIR_BUDGET_PER_FEATURE * D
-    if problem.uses_factor:
-        F = problem.factor()
-        r = F.shape[0]
-        cmax = float(np.max(diag)) if D else 0.0
-        err = (gamma(r) + 2 * EPS) * cmax
-        b = max(1, min(D, block_bytes // (8 * D)))
-
-        def blocks():
-            for i0 in range(0, D, b):
-                i1 = min(D, i0 + b)
-                yield i0, F[:, i0:i1].T @ F
-    else:
-        C = problem.dense()
-        err = 2 * EPS * float(np.max(np.abs(C))) if D else 0.0
-
-        def blocks():
-            yield 0, C
-
-    # τ from a sample of rows: the (1 − budget/#pairs) quantile of the keys
-    n_pairs = D * (D - 1) // 2
-    tau = 0.0 if nonneg else -1.0
-    if n_pairs > budget:
-        rng = np.random.default_rng(0)
-        rows = rng.choice(D, size=min(D, 200), replace=False)
-        if problem.uses_factor:
-            S = F[:, rows].T @ F
-        else:
-            S = C[rows]
-        S[np.arange(len(rows)), rows] = np.nan
-        keys = S if nonneg else np.abs(S)
-        keys = keys[np.isfinite(keys)]
-        q = 1.0 - budget / n_pairs
-        tau = max(tau, float(np.quantile(keys, q)))
-    I, J, V = [], [], []
-    for i0, G in blocks():
-        nb = G.shape[0]
-        key = G if nonneg else np.abs(G)
-        ii, jj = np.nonzero(key > tau)
-        sel = jj > ii + i0
-        ii, jj = ii[sel], jj[sel]
-        I.append(ii + i0)
-        J.append(jj)
-        V.append(G[ii, jj])
-        del nb
-    i = np.concatenate(I).astype(np.int64) if I else np.zeros(0, np.int64)
-    j = np.concatenate(J).astype(np.int64) if J else np.zeros(0, np.int64)
-    v = np.concatenate(V) if V else np.zeros(0)
-    key = v if nonneg else np.abs(v)
-    order = np.argsort(-key, kind="stable")
-    return i[order], j[order], v[order], max(tau, 0.0), err
-
-
-@dataclass(frozen=True)
-class Pairs:
-    """The pairs of :func:`collect_pairs` (sorted by decreasing key) with their entries row by row: each
-    pair (i, j) is an entry of row i and of row j, and the entries are ordered by row, then by pair.
-
-    At every ρ the pairs kept are a prefix (key > ρ) and the entries of a row kept are a prefix of its
-    entries, so each entry's place in its row (``rank``) is the same for every ρ and k: the sum of a row's
-    k − 1 largest entries needs no sort (:meth:`row_top`).  Memoised per problem (:func:`sorted_pairs`)."""
-
-    i: np.ndarray
-    j: np.ndarray
-    v: np.ndarray
-    tau: float
-    err: float
-    key: np.ndarray  # v (nonnegative problem) or |v|
-    row: np.ndarray  # each entry's row
-    pair: np.ndarray  # each entry's pair
-    rank: np.ndarray  # each entry's place in its row, 0 for the largest key
-
-    def row_top(self, n_kept: int, rho: float, kk: int, D: int) -> np.ndarray:
-        """Per row, the sum of its kk largest (key − ρ) over the first ``n_kept`` pairs: what
-        :func:`_row_topk` gives for those entries, added in the same order (the same floats)."""
-        out = np.zeros(D)
-        if kk <= 0 or n_kept == 0:
-            return out
-        keep = (self.pair < n_kept) & (self.rank < kk)
-        np.add.at(out, self.row[keep], self.key[self.pair[keep]] - rho)
-        return out
-
-
-def sorted_pairs(problem, nonneg: bool, budget: int | None = None) -> Pairs:
-    """:func:`collect_pairs` and its entries row by row (:class:`Pairs`), once per problem, sign and
-    budget: the same for every k, so a path's threshold bounds share them (``Problem.memo``)."""
-    memo = problem.memo.setdefault("threshold_pairs", {})
-    if (nonneg, budget) not in memo:
-        i, j, v, tau, err = collect_pairs(problem, nonneg, budget)
-        n = len(v)
-        idx = np.int32 if problem.dim < 2**31 and n < 2**31 else np.int64
-        rows = np.r_[i, j].astype(idx)
-        pairs = np.r_[np.arange(n), np.arange(n)].astype(idx)
-        order = np.lexsort((pairs, rows))
-        rows, pairs = rows[order], pairs[order]
-        start = np.r_[0, np.flatnonzero(np.diff(rows)) + 1] if len(rows) else np.zeros(0, np.int64)
-        rank = np.arange(len(rows)) - np.repeat(start, np.diff(np.r_[start, len(rows)]))
-        key = v if nonneg else np.abs(v)
-        memo[nonneg, budget] = Pairs(i, j, v, tau, err, key, rows, pairs, rank.astype(idx))
-    return memo[nonneg, budget]
-
-
-def _by_row(rows: np.ndarray, n: int) -> np.ndarray:
-    """The stable order of the entries by row (0..n−1): a radix sort (numpy's stable sort of 16-bit
-    integers) when n < 2¹⁶, O(entries), else a merge sort."""
-    return np.argsort(rows.astype(np.uint16) if n < 2**16 else rows, kind="stable")
-
-
-def _row_topk(rows: np.ndarray, vals: np.ndarray, n: int, kk: int) -> np.ndarray:
-    """Per row (0..n−1), the sum of its kk largest values (vals ≥ 0): a row of at most kk entries is
-    summed whole in the given order, a longer one's kk largest (``np.partition`` of the long rows, padded
-    with zeros to a power-of-two length) in decreasing order — the floats a full sort of every row gives."""
-    counts = np.bincount(rows, minlength=n)
-    if kk <= 0 or len(rows) == 0:
-        return np.zeros(n)
-    short = counts[rows] <= kk
-    out = np.bincount(rows[short], weights=vals[short], minlength=n).astype(float)  # in order, from 0.0
-    long_rows = np.flatnonzero(counts > kk)
-    if not len(long_rows):
-        return out
-    r, v = rows[~short], vals[~short]
-    v = v[_by_row(r, n)]  # the long rows' entries, row by row
-    lengths = counts[long_rows]
-    starts = np.r_[0, np.cumsum(lengths)[:-1]]
-    widths = 1 << np.ceil(np.log2(lengths)).astype(np.int64)
-    for width in np.unique(widths):
-        members = np.flatnonzero(widths == width)
-        cols = np.arange(width)
-        inside = cols < lengths[members, None]
-        block = np.zeros((len(members), width))
-        block[inside] = v[(starts[members, None] + cols)[inside]]
-        top = np.sort(np.partition(block, width - kk, axis=1)[:, width - kk :], axis=1)[:, ::-1]
-        out[long_rows[members]] = np.cumsum(top, axis=1)[:, -1]  # added one by one, largest first
-    return out
-
-
-def _csr(r_l: np.ndarray, c_l: np.ndarray, a_l: np.ndarray, n: int) -> sp.csr_matrix:
-    """The n × n CSR matrix of the entries (r_l, c_l, a_l), no (row, column) twice, in scipy's canonical
-    order (what ``csr_matrix((a_l, (r_l, c_l)))`` gives, so the same products to the last bit) by two
-    stable radix sorts (column, then row) instead of scipy's per-row sort of the column indices."""
-    by_col = _by_row(c_l, n)
-    order = by_col[_by_row(r_l[by_col], n)]
-    start = np.r_[0, np.cumsum(np.bincount(r_l, minlength=n))]
-    return sp.csr_matrix((a_l[order], c_l[order], start), shape=(n, n))
 
 
 def _top_pairs(Mk: np.ndarray, estimate: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -301,23 +144,33 @@ def _rank2_parts(Mk: np.ndarray, estimate: bool) -> tuple[np.ndarray, float] | N
 
 
 def _rank2_bound(
-    parts: tuple[np.ndarray, float] | None, k: int, nonneg: bool, estimate: bool = False, stop: Deadline | None = None
+    parts: tuple[np.ndarray, float] | None,
+    k: int,
+    nonneg: bool,
+    estimate: bool = False,
+    stop: Deadline | None = None,
+    cap: float = np.inf,
 ) -> float:
     """OPT_k(Â) + λmax(M_KK − Â) from :func:`_rank2_parts`; inf if unusable or when ``stop`` passes during
     the enumeration (its part proves nothing).  With ``estimate`` an estimate of it (Lanczos for the top
-    three pairs and for λmax(M_KK − Â))."""
+    three pairs and for λmax(M_KK − Â)).  ``cap``: the caller has no use for a value above it, so the
+    sweep stops once it has found OPT_k(Â) to put the value above ``cap`` (``target`` of
+    :func:`~certpca.solvers.spannogram.spannogram`, with a margin ``CAP_MARGIN``·|cap| for the rounding of
+    this sum) and inf is returned: the value is then above ``cap`` too."""
     if parts is None:
         return np.inf
     G, rest = parts
+    slack = 1.0 if estimate else 1 + OPT_D_SLACK
+    if rest > cap:  # OPT_k(Â) ≥ 0 (Â is PSD)
+        return np.inf
+    target = (cap - rest) / slack + CAP_MARGIN * abs(cap) if np.isfinite(cap) else None
     try:
-        res = spannogram(Problem(factor=G), k, nonneg=nonneg, d=2, deadline=stop)
+        res = spannogram(Problem(factor=G), k, nonneg=nonneg, d=2, deadline=stop, target=target)
     except TimeUp:
         return np.inf
     if res.truncated is not None:
         return np.inf
-    if estimate:
-        return float(res.opt_d) + rest
-    return float(res.opt_d) * (1 + OPT_D_SLACK) + rest
+    return float(res.opt_d) * slack + rest
 
 
 def _perron(r_l: np.ndarray, c_l: np.ndarray, a_l: np.ndarray, dK: np.ndarray) -> tuple[np.ndarray, float]:
@@ -326,7 +179,7 @@ def _perron(r_l: np.ndarray, c_l: np.ndarray, a_l: np.ndarray, dK: np.ndarray) -
     Diag(M) + |Off(M)| (``POWER_STEPS`` power steps, shifted to a nonnegative diagonal) plus a floor,
     which makes any v valid."""
     n = len(dK)
-    A = _csr(r_l, c_l, a_l, n)
+    A = canonical_csr(r_l, c_l, a_l, n)
     shift = max(0.0, -float(np.min(dK)))
     dpos = dK + shift
     v = np.ones(n)
@@ -353,15 +206,22 @@ def _ub_components(
     stop=None,
     memo=None,
     charged=None,
+    cap=np.inf,
 ):
     """max over components of ub_k(M_KK); M's off-diagonal entries are (i, j, m) (i < j).
 
     Components are visited in decreasing order of their cheap (Gershgorin) bound
     and refined until no remaining cheap bound can exceed the current maximum.
     ``rank2`` (None, or the problem's ``nonneg``) adds the rank-2 spannogram bound
-    on dense components.  ``estimate`` estimates the eigenvalues of large dense
-    components instead of bounding them (to steer the ρ search).  ``top``: each row's sum of its k − 1
-    largest |m| when already known (:meth:`Pairs.row_top`).  Once ``stop`` (a Deadline) passes, the
+    on dense components whose other bounds leave them above the current maximum (below it, no bound
+    of theirs can change the maximum).  ``cap``: the caller has no use for a maximum above it (its ρ
+    cannot be the best), so the visit stops as soon as the running maximum is above it, and
+    ``(inf, info)`` is returned with ``info["cut"]`` 1; a rank-2 sweep stops once its bound is above both
+    ``cap`` and the component's other bounds (:func:`_rank2_bound`).  The largest components usually
+    come first (their k-sparse row sums are the largest), so the cut comes before the small ones.
+    ``estimate`` estimates the eigenvalues of large dense components instead of bounding them (to steer
+    the ρ search).  ``top``: each row's sum of its k − 1 largest |m| when already known
+    (:meth:`~certpca.certification.threshold_pairs.Pairs.row_top`).  Once ``stop`` (a Deadline) passes, the
     rank-2 bounds are left out (each component keeps its other bounds).  ``memo``: a dict for the
     component bounds of this M (this ρ), given again with the same M so that a later call reuses them:
     those that do not depend on k (λmax, the rank-2 bound's eigen-part, the Perron vector and its row
@@ -386,7 +246,7 @@ def _ub_components(
     cols = np.r_[j, i]
     av = np.r_[a, a]
     # k-sparse Gershgorin per row, with its summation margin
-    top = _row_topk(rows, av, D, kk) if top is None else top
+    top = row_topk(rows, av, D, kk) if top is None else top
     row_g = diag + top
     row_g = row_g + gamma(k + 4) * (np.abs(diag) + top)
     comp_g = np.full(n_comp, -np.inf)
@@ -394,7 +254,7 @@ def _ub_components(
     sizes = np.bincount(labels, minlength=n_comp)
     order = np.argsort(-comp_g)
     best = -np.inf
-    info = {"largest_component": int(sizes.max()) if n_comp else 0, "refined": 0, "ops": 0.0}
+    info = {"largest_component": int(sizes.max()) if n_comp else 0, "refined": 0, "ops": 0.0, "cut": 0}
     # edges grouped by component of their endpoint
     lab_e = labels[rows]
     e_order = np.argsort(lab_e, kind="stable")
@@ -403,51 +263,77 @@ def _ub_components(
         g = comp_g[c]
         if g <= best:
             break
-        if sizes[c] == 1:
-            best = max(best, g)
-            continue
-        sel = e_order[e_start[c] : e_start[c + 1]]
-        nodes = np.flatnonzero(labels == c)
-        loc = np.full(D, -1, np.int64)
-        loc[nodes] = np.arange(len(nodes))
-        r_l, c_l, a_l = loc[rows[sel]], loc[cols[sel]], av[sel]
-        sgn = np.r_[m, m][sel]
-        dK = diag[nodes]
-        n = len(nodes)
-        ub = g
-        if n <= dense_max:
-            lam = memo.get(("lmax", int(c), estimate))
-            with_rank2 = rank2 is not None and n > k and not (stop is not None and stop.passed())
-            eig_ops = LANCZOS_OPS * n * n if estimate else EIGEN_OPS * n**3
-            charge(("lmax", int(c), estimate), eig_ops)  # whether computed or reused (docstring)
-            if with_rank2:
-                charge(("rank2", int(c), estimate), eig_ops)
-            if lam is None or (with_rank2 and ("rank2", int(c), estimate) not in memo):
-                Mk = np.zeros((n, n))
-                Mk[r_l, c_l] = sgn
-                Mk[np.arange(n), np.arange(n)] = dK
+        ub = g  # a single feature: its diagonal entry
+        if sizes[c] > 1:
+            sel = e_order[e_start[c] : e_start[c + 1]]
+            nodes = np.flatnonzero(labels == c)
+            loc = np.full(D, -1, np.int64)
+            loc[nodes] = np.arange(len(nodes))
+            r_l, c_l, a_l = loc[rows[sel]], loc[cols[sel]], av[sel]
+            sgn = np.r_[m, m][sel]
+            dK = diag[nodes]
+            n = len(nodes)
+            if n <= dense_max:
+                lam = memo.get(("lmax", int(c), estimate))
+                eig_ops = LANCZOS_OPS * n * n if estimate else EIGEN_OPS * n**3
+                charge(("lmax", int(c), estimate), eig_ops)  # whether computed or reused (docstring)
+                Mk = None
                 if lam is None:
+                    Mk = _dense_block(n, r_l, c_l, sgn, dK)
                     lam = lmax_estimate(Mk) if estimate else lmax_upper(Mk, EPS * float(np.linalg.norm(Mk)))[0]
                     memo["lmax", int(c), estimate] = lam
-                if with_rank2 and ("rank2", int(c), estimate) not in memo:
-                    memo["rank2", int(c), estimate] = _rank2_parts(Mk, estimate)
-            ub = min(ub, lam)
-            if with_rank2:
-                ub = min(ub, _rank2_bound(memo["rank2", int(c), estimate], k, rank2, estimate, stop))
-        if n > k and ub > best:
-            if ("perron", int(c)) not in memo:
-                memo["perron", int(c)] = _perron(r_l, c_l, a_l, dK)
-            charge(("perron", int(c)), PAIR_OPS * POWER_STEPS * len(a_l) / 10)
-            v, cw = memo["perron", int(c)]
-            # weighted k-sparse rows: top_{k−1}(|M_ij| v_j) / v_i, the same at this k for a later call
-            if ("weighted", int(c), kk) not in memo:
-                wt = _row_topk(r_l, a_l * v[c_l], n, kk) / v
-                memo["weighted", int(c), kk] = float(np.max(dK + wt + gamma(k + 4) * (np.abs(dK) + wt)))
-            ub = min(ub, cw, memo["weighted", int(c), kk])
-        info["refined"] += 1
-        info["ops"] += PAIR_OPS * (D / 10 + len(sel))  # the component's rows and edges picked out
+                ub = min(ub, lam)
+                if rank2 is not None and n > k and ub > best and not (stop is not None and stop.passed()):
+                    charge(("rank2", int(c), estimate), eig_ops)
+                    if ("rank2", int(c), estimate) not in memo:
+                        Mk = _dense_block(n, r_l, c_l, sgn, dK) if Mk is None else Mk
+                        memo["rank2", int(c), estimate] = _rank2_parts(Mk, estimate)
+                    ub = min(ub, _rank2_bound(memo["rank2", int(c), estimate], k, rank2, estimate, stop, min(ub, cap)))
+            if n > k and ub > best:
+                if ("perron", int(c)) not in memo:
+                    memo["perron", int(c)] = _perron(r_l, c_l, a_l, dK)
+                charge(("perron", int(c)), PAIR_OPS * POWER_STEPS * len(a_l) / 10)
+                v, cw = memo["perron", int(c)]
+                # weighted k-sparse rows: top_{k−1}(|M_ij| v_j) / v_i, the same at this k for a later call
+                if ("weighted", int(c), kk) not in memo:
+                    wt = row_topk(r_l, a_l * v[c_l], n, kk) / v
+                    memo["weighted", int(c), kk] = float(np.max(dK + wt + gamma(k + 4) * (np.abs(dK) + wt)))
+                ub = min(ub, cw, memo["weighted", int(c), kk])
+            info["refined"] += 1
+            info["ops"] += PAIR_OPS * (D / 10 + len(sel))  # the component's rows and edges picked out
         best = max(best, ub)
+        if best > cap:
+            info["cut"] = 1
+            return np.inf, info
     return best, info
+
+
+def _dense_block(n: int, r_l: np.ndarray, c_l: np.ndarray, sgn: np.ndarray, dK: np.ndarray) -> np.ndarray:
+    """The n × n block M_KK of one component: off-diagonal entries ``sgn`` at (r_l, c_l), diagonal dK."""
+    Mk = np.zeros((n, n))
+    Mk[r_l, c_l] = sgn
+    Mk[np.arange(n), np.arange(n)] = dK
+    return Mk
+
+
+def _value_at(ub: float, spread: float, diag_err: float) -> float:
+    """(A) from ub = max_K ub_k(M_KK) and spread = (k − 1)(ρ + e), with the forming error of the diagonal
+    and the margins of these sums (module docstring): nondecreasing in ub."""
+    return safe(spread + diag_err + ub + gamma(4) * (abs(ub) + spread))
+
+
+def _cap_for(cutoff: float, spread: float, diag_err: float) -> float:
+    """A level of max_K ub_k(M_KK) above which :func:`_value_at` is surely above ``cutoff`` (inf for none):
+    an evaluation whose running maximum passes it cannot give a value at most ``cutoff``."""
+    if not np.isfinite(cutoff):
+        return np.inf
+    level = cutoff - spread - diag_err
+    step = CAP_MARGIN * max(abs(cutoff), abs(level), TINY)
+    for _ in range(64):  # the margins of _value_at put it above cutoff at once, but for rounding
+        if _value_at(level, spread, diag_err) > cutoff:
+            return level
+        level, step = level + step, 2 * step
+    return np.inf
 
 
 @timed
@@ -476,7 +362,10 @@ def threshold_bound(
     is tried and no rank-2 bound is started or finished (a started one is abandoned); at least one ρ is
     bounded (with estimates, from ``LANCZOS_MIN`` features: the best estimate without the rank-2 bound,
     then the best with it while the allotment lasts), so the bound returned is the minimum over the ρ
-    bounded so far, each valid by itself (``params["time_limit_reached"]``).
+    bounded so far, each valid by itself (``params["time_limit_reached"]``).  An evaluation stops once it
+    is seen to be above the value it must beat to matter (the best so far; for estimates the
+    ``ESTIMATE_FINALISTS``-th smallest), and only the work done is charged: with an allotment that lasts,
+    the same bound as evaluating every point to its end (``params["evaluations_cut"]`` counts the stops).
     Validity: (k − 1)(ρ + e) + γ_r·c_max added for the formed entries, component
     bounds with Weyl / summation margins (module docstring), then rel 1e-10.
     """
@@ -492,7 +381,10 @@ def threshold_bound(
     stop = deadline_after(time_limit)
     charged: dict[float, set] = {}  # ρ → the component parts charged in this call (_ub_components)
 
-    def evaluate(rho, rank2=None, estimate=False):
+    cut = [0]  # evaluations stopped at their cutoff
+
+    def evaluate(rho, rank2=None, estimate=False, cutoff=np.inf):
+        """(A) at ρ, or inf once it is seen to be above ``cutoff`` (then it cannot change the search)."""
         m_act = int(np.searchsorted(-key, -rho, side="left"))  # pairs with key > ρ
         ii, jj, vv = i[:m_act], j[:m_act], v[:m_act]
         if nonneg:
@@ -520,12 +412,18 @@ def threshold_bound(
             stop=stop,
             memo=memo,
             charged=charged.setdefault(rho, set()),
+            cap=_cap_for(cutoff, (k - 1) * (rho + err), diag_err),
         )
-        total = (k - 1) * (rho + err) + diag_err + ub
-        total = total + gamma(4) * (abs(ub) + (k - 1) * (rho + err))
+        cut[0] += info.pop("cut")
         info.update(n_pairs=m_act, components=int(n_comp))
         stop.charge((info.pop("ops") + PAIR_OPS * (m_act + D)) / FLOP_RATE)
-        return safe(total), info
+        return _value_at(ub, (k - 1) * (rho + err), diag_err), info
+
+    def kth_smallest(n: int) -> float:
+        """The n-th smallest value found so far (inf before n points): a point above it is not among the n
+        best, whatever the points still to come (values only fall), so its evaluation may stop there."""
+        values = sorted(t[0] for t in results.values())
+        return values[n - 1] if len(values) >= n else np.inf
 
     hi = float(key[0]) if len(key) else 0.0
     lo = tau
@@ -538,6 +436,9 @@ def threshold_bound(
     # from LANCZOS_MIN features the search runs on estimates and only its best points are bounded
     # (every ρ is valid, so a misleading estimate costs tightness only)
     est = D >= LANCZOS_MIN
+    # an estimated search keeps its ESTIMATE_FINALISTS best points (below), an exact one its best: a point
+    # whose evaluation goes above the kept-th smallest value so far is stopped there (it cannot be kept)
+    kept = ESTIMATE_FINALISTS if est else 1
     results: dict[float, tuple] = {}
     # from the largest ρ down: an evaluation costs more as ρ falls (more pairs, larger components), so a
     # search its allotment cuts has bounded the cheap end and the middle instead of a few giant components
@@ -545,7 +446,7 @@ def threshold_bound(
     for r in grid[::-1]:
         if results and stop.passed():
             break
-        results[float(r)] = evaluate(float(r), estimate=est)
+        results[float(r)] = evaluate(float(r), estimate=est, cutoff=kth_smallest(kept))
     best_rho = min(results, key=lambda r: results[r][0])
     pos = int(np.searchsorted(grid, best_rho))
     a = grid[max(pos - 1, 0)]
@@ -553,7 +454,7 @@ def threshold_bound(
     for r in np.linspace(a, b, n_refine + 2)[1:-1]:
         if stop.passed():
             break
-        results[float(r)] = evaluate(float(r), estimate=est)
+        results[float(r)] = evaluate(float(r), estimate=est, cutoff=kth_smallest(kept))
     best_rho = min(results, key=lambda r: results[r][0])
     plain = dict(results)  # the search's points without the rank-2 bound
     with_rank2: set[float] = set()
@@ -564,27 +465,37 @@ def threshold_bound(
         for r in sorted(with_rank2):
             if stop.passed():
                 break
-            results[r] = min(results[r], evaluate(r, nonneg, estimate=est), key=lambda t: t[0])
+            again = evaluate(r, nonneg, estimate=est, cutoff=kth_smallest(kept))
+            results[r] = min(results[r], again, key=lambda t: t[0])
         best_rho = min(results, key=lambda r: results[r][0])
     if est:
         # the estimates steered the search; its best point without the rank-2 bound is bounded (even past
         # the limit), then the best points with it while the allotment lasts: a rank-2 bound the limit
         # abandons falls back to its point's plain bound, which may be worse than the plain best
-        # (leukemia --log2 20 k = 50 w ≥ 0 with 5 s of work: 341.7 against 336.3)
+        # (leukemia --log2 20 k = 50 w ≥ 0 with 5 s of work: 341.7 against 336.3); a finalist's evaluation
+        # stops once it is above the best bound so far
         plain_best = min(plain, key=lambda r: plain[r][0])
         finalists = [r for r in sorted(results, key=lambda r: results[r][0])[:ESTIMATE_FINALISTS] if r in with_rank2]
         results = {plain_best: evaluate(plain_best)}
         for r in finalists:
             if stop.passed():
                 break
-            results[r] = min(results.get(r, (np.inf,)), evaluate(r, nonneg), key=lambda t: t[0])
+            again = evaluate(r, nonneg, cutoff=kth_smallest(1))
+            results[r] = min(results.get(r, (np.inf,)), again, key=lambda t: t[0])
         best_rho = min(results, key=lambda r: results[r][0])
     value, info = results[best_rho]
     info["time_limit_reached"] = stop.passed()
     return Bound(
         value,
         "threshold",
-        {"rho": best_rho, "tau": tau, "pairs_kept": int(len(v)), "evaluations": len(results), **info},
+        {
+            "rho": best_rho,
+            "tau": tau,
+            "pairs_kept": int(len(v)),
+            "evaluations": len(results),
+            "evaluations_cut": cut[0],
+            **info,
+        },
         0.0,
         "(k−1)ρ + max_K ub_k(M_KK) for the thresholded C, forming error (k−1)e + γ_r·c_max, "
         "Weyl / γ_{k+4} margins on the component bounds + rel 1e-10",

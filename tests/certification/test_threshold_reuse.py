@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from certpca.certification.threshold import _csr, _row_topk, threshold_bound
+from certpca.certification.threshold import threshold_bound
+from certpca.certification.threshold_pairs import canonical_csr, row_topk
 from certpca.clock import Work
 from certpca.problem import Problem
 from tests.brute import brute_force, random_psd
@@ -49,7 +50,7 @@ def test_row_top_sums_equal_the_full_sort(seed):
     vals = rng.exponential(size=len(rows)) * 10.0 ** rng.integers(-8, 8, len(rows))
     vals[rng.random(len(rows)) < 0.2] = 0.5  # ties
     for kk in (0, 1, 2, 7, 30, 59, 100):
-        fast = _row_topk(rows, vals, n, kk)
+        fast = row_topk(rows, vals, n, kk)
         assert np.array_equal(fast, full_sort_topk(rows, vals, n, kk)), kk
         naive = [np.sort(vals[rows == r])[::-1][:kk].sum() for r in range(n)]
         np.testing.assert_allclose(fast, naive, rtol=1e-13)
@@ -63,7 +64,7 @@ def test_component_matrix_is_scipys_csr():
     perm = rng.permutation(2 * len(i))
     r, c = np.r_[i, j][perm], np.r_[j, i][perm]
     a = rng.random(len(r))
-    mine, theirs = _csr(r, c, a, n), sp.csr_matrix((a, (r, c)), shape=(n, n))
+    mine, theirs = canonical_csr(r, c, a, n), sp.csr_matrix((a, (r, c)), shape=(n, n))
     assert np.array_equal(mine.indptr, theirs.indptr)
     assert np.array_equal(mine.indices, theirs.indices)
     assert np.array_equal(mine.data, theirs.data)

@@ -8,9 +8,15 @@ nonnegative, factor (N < D) and dense paths, sparse pair lists with a cut τ > 0
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
 
+import certpca.certification.numerics as numerics
+import certpca.certification.threshold as threshold
 from certpca.certification.sdp_sample import RHO_FACTORS, dabe_sdp_bound
-from certpca.certification.threshold import collect_pairs, threshold_bound
+from certpca.certification.threshold import threshold_bound
+from certpca.certification.threshold_pairs import collect_pairs
+from certpca.clock import Work
 from certpca.problem import Problem
 from tests.brute import brute_force, random_psd
 
@@ -177,3 +183,114 @@ def test_dense_small_problems_leave_the_sample_sdp_to_cvxpy():
 
     P = Problem.from_covariance(random_psd(np.random.default_rng(1), 30, "wishart"))
     assert "dabe_sdp" not in default_bounds(P, False) and "threshold" in default_bounds(P, False)
+
+
+def _counting_cuts(monkeypatch):
+    """Wrap the threshold bound's component visit and its rank-2 sweeps: the evaluations of ρ stopped at their
+    cutoff (by pass: rank-2 or not, estimate or not) and the sweeps stopped at their target are counted."""
+    counts = {"sweeps": 0}
+    visit, sweep = threshold._ub_components, threshold.spannogram
+
+    def counted_visit(*args, **kw):
+        value, info = visit(*args, **kw)
+        if info["cut"]:
+            phase = ("rank2" if args[8] is not None else "plain", "estimate" if args[9] else "bound")
+            counts[phase] = counts.get(phase, 0) + 1
+        return value, info
+
+    def counted_sweep(*args, **kw):
+        res = sweep(*args, **kw)
+        counts["sweeps"] += res.truncated == "above target"
+        return res
+
+    monkeypatch.setattr(threshold, "_ub_components", counted_visit)
+    monkeypatch.setattr(threshold, "spannogram", counted_sweep)
+    return counts
+
+
+def _uncut(monkeypatch):
+    """The threshold bound with no cutoff: every ρ evaluated to its end, every rank-2 sweep complete."""
+    visit, sweep = threshold._ub_components, threshold.spannogram
+    monkeypatch.setattr(threshold, "_ub_components", lambda *a, **kw: visit(*a, **{**kw, "cap": np.inf}))
+    monkeypatch.setattr(threshold, "spannogram", lambda *a, target=None, **kw: sweep(*a, **kw))
+
+
+@pytest.mark.parametrize(("estimated", "rank2"), [(False, False), (False, True), (True, True)])
+def test_cut_evaluations_give_the_uncut_bound(monkeypatch, estimated, rank2):
+    """An evaluation of ρ stops once it is above the value it must beat (the best bound so far, or for the
+    estimates the ESTIMATE_FINALISTS-th smallest), a rank-2 sweep once its bound cannot lower its component
+    enough: work that cannot change the result.  With an allotment that never runs out, the bound equals the
+    one computed with no cut at all, exactly, and stays above brute force; the cuts do fire (counted), in
+    every pass: the plain search, the rank-2 pass and (on estimates, from LANCZOS_MIN lowered to 2) the
+    finalists' bounds.  Without the rank-2 pass too, which would hide a wrong cut of the plain search by
+    re-evaluating its points."""
+    if estimated:
+        for module in (numerics, threshold):
+            monkeypatch.setattr(module, "LANCZOS_MIN", 2)
+    rows = []
+    for seed in (3, 4):
+        for P, k, nonneg in _problems(seed, 60):
+            opt, _ = brute_force(P.dense(), k, nonneg)
+            rows.append((P, k, nonneg, opt))
+    options = {"n_grid": 12, "n_refine": 4, "rank2": rank2}
+    with monkeypatch.context() as m:
+        counts = _counting_cuts(m)
+        cut = [threshold_bound(_fresh(P), k, nn, time_limit=Work(1e12), **options) for P, k, nn, _ in rows]
+    with monkeypatch.context() as m:
+        _uncut(m)
+        full = [threshold_bound(_fresh(P), k, nn, time_limit=Work(1e12), **options) for P, k, nn, _ in rows]
+    bad = [(r[0].dim, *r[1:], a.value, b.value) for r, a, b in zip(rows, cut, full) if not a.value == b.value >= r[3]]
+    assert not bad, bad[:3]
+    assert sum(b.params["evaluations_cut"] for b in cut) > 0 == sum(b.params["evaluations_cut"] for b in full)
+    assert counts["sweeps"] > 0 or not rank2, counts
+    if estimated:
+        passes = [("plain", "estimate"), ("rank2", "estimate"), ("rank2", "bound")]
+    else:
+        passes = [("plain", "bound"), ("rank2", "bound")] if rank2 else [("plain", "bound")]
+    assert all(counts.get(p, 0) > 0 for p in passes), counts
+
+
+def _fresh(P):
+    """The same problem without the memo of earlier bounds."""
+    return Problem(factor=P.factor()) if P.uses_factor else Problem.from_covariance(P.dense())
+
+
+@pytest.mark.parametrize("estimate", [False, True])
+def test_component_visit_stops_exactly_above_its_cap(estimate):
+    """The visit of the components at one ρ with a cap returns the uncut maximum, to the last bit, when that is
+    at most the cap, and inf (stopped) when it is above — also at the cap itself and one float below it, with
+    the rank-2 sweeps (which stop at the cap or at their component's other bounds) on."""
+    rng = np.random.default_rng(11)
+    checked = 0
+    for t in range(40):
+        D = int(rng.integers(6, 13))
+        C = random_psd(rng, D, ["wishart", "spiked", "lowrank", "posfactor"][t % 4])
+        k, nonneg = int(rng.integers(2, D - 2)), bool(t % 2)
+        off = C[np.triu_indices(D, 1)]
+        rho = float(np.quantile(off if nonneg else np.abs(off), rng.uniform(0.2, 0.8)))
+        M = np.where(C > rho, C - rho, 0.0) if nonneg else np.sign(C) * np.maximum(np.abs(C) - rho, 0.0)
+        i, j = np.nonzero(np.triu(M, 1))
+        n_comp, labels = connected_components(sp.coo_matrix((np.ones(len(i)), (i, j)), shape=(D, D)), directed=False)
+        args = (labels, n_comp, i, j, M[i, j], np.diag(C).copy(), k, threshold.DENSE_COMPONENT_MAX, nonneg)
+
+        def visit(cap, args=args):
+            return threshold._ub_components(*args, estimate=estimate, cap=cap)[0]
+
+        full = visit(np.inf)
+        for cap in [full, np.nextafter(full, -np.inf), *(full * rng.uniform(0.8, 1.2, 4))]:
+            assert visit(cap) == (full if full <= cap else np.inf), (t, cap, full)
+            checked += 1
+    assert checked == 240
+
+
+def test_the_level_of_a_cut_is_the_cutoff_with_its_margins():
+    """_cap_for(cutoff) is a level of max_K ub_k(M_KK) whose value (A) is above the cutoff (so a ρ stopped
+    there is above it), and by no more than the relative margins of (A) (so little is left uncut)."""
+    rng = np.random.default_rng(2)
+    for _ in range(2000):
+        scale = 10.0 ** rng.integers(-12, 12)
+        cutoff, spread, diag_err = scale * rng.uniform(-1, 3), scale * rng.uniform(0, 2), scale * 1e-14
+        level = threshold._cap_for(cutoff, spread, diag_err)
+        value = threshold._value_at(level, spread, diag_err)
+        assert cutoff < value <= cutoff + 1e-8 * (abs(cutoff) + spread)
+        assert threshold._value_at(level + 1e-6 * (abs(level) + scale), spread, diag_err) > cutoff  # nondecreasing

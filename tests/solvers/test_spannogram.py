@@ -365,3 +365,35 @@ def test_input_errors():
         spannogram(P, 2, net="sobol")
     with pytest.raises(InputError):
         spannogram(np.eye(3), 2)
+
+
+@pytest.mark.parametrize("nonneg", [False, True])
+def test_sweep_with_a_target(nonneg):
+    """With a target above OPT_2 the sweep is the complete one (the all-pairs reference); below it, it stops
+    with a candidate above the target (a feasible value: OPT_2 is above it too), and the spannogram says so —
+    always at half or 90% of OPT_2, where the middles of the first-level intervals are above the target."""
+    rng = np.random.default_rng(41 + nonneg)
+    stopped = 0
+    for _ in range(12):
+        n, k = int(rng.integers(20, 120)), int(rng.integers(2, 12))
+        V = rng.standard_normal((n, 2)) * [1.5, rng.uniform(0.3, 1.4)]
+        C = V @ V.T  # a fresh Problem per call: a second eigh of the same one may differ in the last bit
+
+        def run(target, C=C, k=k):
+            return spannogram(Problem.from_covariance(C), k, nonneg=nonneg, d=2, target=target)
+
+        full = run(None)
+        assert full.truncated is None
+        above = run(full.opt_d * (1 + 1e-6))
+        assert above.truncated is None and above.opt_d == full.opt_d
+        S, _ = sweep_supports_2d(V, k, nonneg, target=full.opt_d * (1 + 1e-6))
+        assert _as_sets(S, n) == _reference_supports_2d(V, k, nonneg)
+        for share in (0.5, 0.9, 0.999):
+            below = run(share * full.opt_d)
+            if below.truncated is None:  # no cell's f(c) (below its support's value) went above the target
+                assert below.opt_d == full.opt_d
+                continue
+            assert below.truncated == "above target" and not below.exact
+            assert share * full.opt_d < below.opt_d <= full.opt_d * (1 + 1e-12)
+            stopped += share < 0.99
+    assert stopped == 24

@@ -141,8 +141,8 @@ class SpannogramResult:
         enumeration was complete.  False for nets and for truncated enumerations.
     truncated : str or None
         Why an exact method's enumeration is incomplete (Alg. 2 at a degenerate
-        tie); None when it is complete.  A truncated ``opt_d`` is only a lower
-        bound on ``OPT_d``.
+        tie; ``"above target"``: the sweep stopped at ``target``); None when it is
+        complete.  A truncated ``opt_d`` is only a lower bound on ``OPT_d``.
     """
 
     weights: np.ndarray
@@ -170,6 +170,7 @@ def spannogram(
     rng=None,
     n_refine: int = 16,
     deadline: Deadline | None = None,
+    target: float | None = None,
 ) -> SpannogramResult:
     """Spannogram (nonnegative) sparse PCA on the rank-d surrogate ([APD14] Alg. 1).
 
@@ -204,6 +205,13 @@ def spannogram(
     deadline : Deadline, optional
         Ends the d = 2 enumeration by :class:`certpca.clock.TimeUp` when it passes (a bound
         built on ``opt_d`` then has nothing to stand on); None: no limit.
+    target : float, optional
+        For a caller that needs ``OPT_2`` only when it is at most ``target`` (a bound
+        built on it that is of no use above): the d = 2 sweep stops at the first
+        candidate whose surrogate value exceeds it (:func:`sweep_supports_2d`), and
+        ``truncated`` is then ``"above target"``, ``exact`` False and ``opt_d`` the best
+        value of the candidates found (feasible, so ``OPT_2 ≥ opt_d``).  Other methods run
+        to their end.  None: no target.
 
     Returns
     -------
@@ -234,7 +242,9 @@ def spannogram(
         opt_net: float | None = None
     elif net is None:
         if d_eff == 2:
-            supports, f_lb = sweep_supports_2d(V, k, nonneg, deadline=deadline)
+            supports, f_lb = sweep_supports_2d(V, k, nonneg, deadline=deadline, target=target)
+            if target is not None and f_lb.max() > target:
+                truncated = "above target"
         else:
             supports, f_lb, truncated = vertex_supports(V, k, nonneg)
         opt_net = None

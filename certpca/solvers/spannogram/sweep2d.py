@@ -31,6 +31,10 @@ CHUNK_ENTRIES = 4_000_000
 STEP_SECONDS = 2.3e-4
 
 
+class _AboveTarget(Exception):
+    """A cell's value exceeded the sweep's ``target``: the rest of the enumeration is not needed."""
+
+
 def _interval_bounds(V1, V2, r, ta, tb, nonneg: bool) -> tuple[np.ndarray, np.ndarray]:
     """Min and max of the curves ``g_i(θ)`` over ``[ta, tb]`` (width < π).
 
@@ -72,6 +76,7 @@ def sweep_supports_2d(
     leaf: int | None = None,
     n_intervals: int | None = None,
     deadline: Deadline | None = None,
+    target: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """All top-k supports of the d = 2 spannogram ([APD14] Sec. 4.1; [PDK13] signed).
 
@@ -97,6 +102,15 @@ def sweep_supports_2d(
     :class:`certpca.clock.TimeUp` when it passes: a part of the collection proves nothing.  Each
     interval charges it :data:`STEP_SECONDS`, so a :class:`certpca.clock.Work` allotment stops the
     sweep after a number of steps fixed by its inputs.
+
+    ``target`` (None: none): the sweep stops at the first leaf where some cell has ``f > target`` and
+    returns the supports found so far, that one among them.  Each ``f`` is the value of a feasible
+    vector on the surrogate (``f(c)`` at a point c of the cell, [APD14] eq. (13)), so then
+    ``OPT_2 ≥ max f > target``: for a caller that needs ``OPT_2`` only when it is at most ``target``
+    (a bound that cannot help above it), the rest of the enumeration is work that cannot change its
+    result.  First f is taken at the middle of each first-level interval: one above ``target`` ends
+    the sweep at once; else the intervals are swept in decreasing order of that value, where the stop
+    comes soonest.  With ``target`` the collection is complete only when ``max f ≤ target``.
 
     Returns
     -------
@@ -159,6 +173,8 @@ def sweep_supports_2d(
         G = np.maximum(G, 0.0) if nonneg else G
         out_S.append(S)
         out_f.append(np.einsum("ij,ij->i", G, G))
+        if target is not None and out_f[-1].max() > target:
+            raise _AboveTarget
 
     def process(ta, tb, R, lo, hi):
         stack = [(ta, tb, R, lo, hi)]
@@ -185,18 +201,33 @@ def sweep_supports_2d(
                 stack.append((mid, tb, R, None, None))
                 stack.append((ta, mid, R, None, None))
 
+    order = np.arange(n_intervals)
+    if target is not None:
+        # f at the middle of each first-level interval: feasible values, so one above target ends the sweep
+        # at once; otherwise the intervals are swept from the best middle down, where the stop comes sooner
+        mids = (edges[:-1] + edges[1:]) / 2
+        S_mid, f_mid = top_k_supports(np.cos(mids)[:, None] * V1 + np.sin(mids)[:, None] * V2, k, nonneg)
+        if f_mid.max() > target:
+            out_S.append(S_mid)
+            out_f.append(f_mid)
+            order = order[:0]
+        else:
+            order = np.argsort(-f_mid, kind="stable")
     # first level vectorised over intervals in chunks
     all_idx = np.arange(n)
     chunk = max(1, int(CHUNK_ENTRIES // max(n, 1)))
-    for s in range(0, n_intervals, chunk):
-        e = min(s + chunk, n_intervals)
-        ta = edges[s:e][:, None]
-        tb = edges[s + 1 : e + 1][:, None]
-        lo, hi = _interval_bounds(V1, V2, r, ta, tb, nonneg)
-        keep = relevant_curves(lo, hi, k, nonneg, slack)
-        for j in range(keep.shape[0]):
-            R = all_idx[keep[j]]
-            process(float(ta[j, 0]), float(tb[j, 0]), R, lo[j, keep[j]], hi[j, keep[j]])
+    try:
+        for s in range(0, len(order), chunk):
+            at = order[s : s + chunk]
+            ta = edges[at][:, None]
+            tb = edges[at + 1][:, None]
+            lo, hi = _interval_bounds(V1, V2, r, ta, tb, nonneg)
+            keep = relevant_curves(lo, hi, k, nonneg, slack)
+            for j in range(keep.shape[0]):
+                R = all_idx[keep[j]]
+                process(float(ta[j, 0]), float(tb[j, 0]), R, lo[j, keep[j]], hi[j, keep[j]])
+    except _AboveTarget:
+        pass
 
     S = np.vstack(out_S)
     f = np.concatenate(out_f)
