@@ -50,7 +50,8 @@ from certpca.certification.certificate import DEFAULT_BUDGET
 from certpca.certification.exact import DEFAULT_MAX_DIM as EXACT_DEFAULT_MAX_DIM
 from certpca.solvers import solve
 
-NEW = ("threshold", "dabe_sdp")
+#: the bounds newer than the first table's "today" (issue 14's wide-data families, and those after them)
+NEW = ("threshold", "dabe_sdp", "dabe_sdp_matrix", "screening")
 
 #: before issue 14 the exact search was a default bound only up to this D
 OLD_EXACT_MAX_DIM = 20
