@@ -38,9 +38,9 @@ from certpca.certification.spec import ASTERIS, COST_EXPONENTIAL, COST_SEARCH, M
 from certpca.certification.threshold import threshold_bound
 from certpca.clock import Deadline
 from certpca.problem import Problem
-from certpca.solvers.exact import MAX_DIM, exact, incumbents, sparse_gershgorin
+from certpca.solvers.exact import MAX_DIM, exact, incumbents, quick_pass_seconds, sparse_gershgorin
 from certpca.solvers.renormalize import renormalize
-from certpca.solvers.search import LEVEL_RTOL, QUICK_OPS, screen
+from certpca.solvers.search import LEVEL_RTOL, screen
 
 #: above this many features left, C_FF is bounded by its Gershgorin bound alone (its eigenproblem would cost
 #: seconds the other bounds of a certificate can use better)
@@ -102,7 +102,8 @@ def screening_bound(
     if not best > 0:
         raise NotApplicable("no incumbent with a positive value to screen at")
     level = best * (1 + LEVEL_RTOL)
-    F, info = screen(C, k, nonneg, level, deadline=deadline, extra=threshold_test if thresholds else None)
+    # its first quick pass is in screening_seconds, which a certificate charges before it starts
+    F, info = screen(C, k, nonneg, level, deadline=deadline, extra=threshold_test if thresholds else None, prepaid=True)
     params: dict = {"features": problem.dim, "survivors": int(len(F)), "passes": info["passes"], "level": level}
     left = deadline.left()
     if len(F) == 0:  # every support is at most L: the best incumbent is optimal to LEVEL_RTOL
@@ -142,11 +143,11 @@ def screening_bound(
 
 def screening_seconds(problem, k) -> float:
     """Estimated seconds before screening can first stop: C formed (r·D² from a factor of r rows) and one
-    quick pass (:func:`~certpca.solvers.exact.quick_pass`, about ``QUICK_OPS``·D²); the passes on formed
-    matrices, ``SCREEN_OPS`` operations per entry, start only when one fits in the time left
-    (:func:`~certpca.solvers.search.screen`)."""
+    quick pass (:func:`~certpca.solvers.exact.quick_pass_seconds`), which :func:`screening_bound` therefore does
+    not charge again; the passes on formed matrices, ``SCREEN_OPS`` operations per entry, start only when one
+    fits in the time left (:func:`~certpca.solvers.search.screen`)."""
     r = problem.factor_rows if problem.uses_factor else 0
-    return (r + QUICK_OPS) * problem.dim**2 / FLOP_RATE
+    return r * problem.dim**2 / FLOP_RATE + quick_pass_seconds(problem.dim)
 
 
 # Before the semidefinite programs (cost class of a search): where it proves the optimum they are not

@@ -56,16 +56,21 @@ from .em import EM
 from .renormalize import renormalize
 from .spannogram import spannogram
 
-#: operations per entry of C in a quick pass (:func:`quick_pass`: gather, partition, a few vector operations
-#: per feature)
-QUICK_OPS = 200
+#: operations of a quick pass (:func:`quick_pass_seconds`) per entry of C_FF (gather, partitions) and per
+#: feature of F (its loop: a partition and a few vector operations each, Python's overhead most of it)
+QUICK_OPS = 320
+QUICK_FEATURE_OPS = 130_000
 
 #: hard limit on the features the search starts from (its nodes form dense |T| × |T| eigenproblems)
 MAX_DIM = 400
 
-#: operations of a node per squared root feature (:func:`node_seconds`; measured at one BLAS thread, load
-#: 7: CBCL D = 361, 35 ms a node, 2700 an entry; LRS D = 93, 7-9 ms, 8000-10400)
-NODE_OPS = 5000
+#: operations of a node bound (:func:`node_seconds`) per entry of each block it bounds (C_TT; for w ≥ 0 also
+#: (C₊)_TT), and of its calls whatever the size (the rank-2 split's arcs, the Schur test's eigenproblems)
+NODE_OPS = 1800
+NODE_FIXED_OPS = 15_000_000
+
+#: operations of evaluating one support S (|S| ≤ k: its eigenproblem and the incumbent's update)
+SUPPORT_OPS = 2_500_000
 
 #: an eigenvector entry ≥ −this counts as nonnegative (the sign assumption in the proof above)
 SIGN_TOL = 1e-9
@@ -292,8 +297,8 @@ def node_screen(A: np.ndarray, m: int, k: int, level: float, work: Deadline | No
     repeated while one removes a candidate) then removes every j of R that no support S with I ∪ {j} ⊆ S ⊆ T,
     |S| ≤ k, and λmax(C_SS) > L contains.  None when L is not safely above λmax(C_II).
 
-    ``work`` is charged what it does: forming M, 2m operations per entry of C_RR, and each pass, ``QUICK_OPS``
-    per entry of the candidates' block (:func:`~certpca.solvers.search.screen` charges its passes alike)."""
+    ``work`` is charged what it does: forming M, 2m operations per entry of C_RR, and each pass at its size
+    (:func:`quick_pass_seconds`; :func:`~certpca.solvers.search.screen` charges its passes alike)."""
     n = A.shape[0] - m
     if work is not None:
         work.charge(2 * m * n**2 / FLOP_RATE)
@@ -304,7 +309,7 @@ def node_screen(A: np.ndarray, m: int, k: int, level: float, work: Deadline | No
     keep = list(range(n))
     while len(keep) > 1:
         if work is not None:
-            work.charge(QUICK_OPS * len(keep) ** 2 / FLOP_RATE)
+            work.charge(quick_pass_seconds(len(keep)))
         left = quick_pass(M, keep, k - m, level - tau)
         if len(left) == len(keep):
             break
@@ -312,10 +317,26 @@ def node_screen(A: np.ndarray, m: int, k: int, level: float, work: Deadline | No
     return keep
 
 
-def node_seconds(features: int) -> float:
-    """Estimated seconds of one node of a search over ``features`` at the root (a
-    :class:`certpca.clock.Work` counts it): its bounds on the |T| × |T| submatrices, O(|T|²) each."""
-    return NODE_OPS * features**2 / FLOP_RATE
+def quick_pass_seconds(features: int) -> float:
+    """Estimated seconds of one :func:`quick_pass` over ``features`` features: ``QUICK_OPS`` per entry of their
+    block and ``QUICK_FEATURE_OPS`` per feature.  Calibrated at one BLAS thread, load average 1.6 on the 2-core
+    bench machine: 0.12 / 0.40 / 1.7 / 6.9 / 44 CPU ms at 10 / 30 / 100 / 300 / 1000 features, model 0.14 / 0.42
+    / 1.6 / 6.8 / 45 ms (at 2308, khan, 0.39 s against 0.20 s: the block no longer fits the cache)."""
+    return (QUICK_OPS * features**2 + QUICK_FEATURE_OPS * features) / FLOP_RATE
+
+
+def node_seconds(features: int, nonneg: bool = False) -> float:
+    """Estimated seconds of one node bound (:func:`exact`'s ``node_bound``) on a block of ``features`` features,
+    the node's own size after node screening (a :class:`certpca.clock.Work` counts it): ``NODE_OPS`` per entry
+    of each block it bounds (C_TT, and for w ≥ 0 also (C₊)_TT) and ``NODE_FIXED_OPS`` per call.
+
+    Calibrated against the CPU seconds of 2,330 node bounds (one BLAS thread, load average 1.4–2.1 on the
+    2-core bench machine; the searches after the solver's screening on CBCL k = 10, 20 signed and w ≥ 0, CBCL
+    ``--scale`` k = 10, LRS k = 20, 40, LRS ``--scale`` k = 10, 20, LRS k = 10 w ≥ 0): signed 0.92 / 1.8 / 4.1 /
+    9.5 / 21 ms at a mean |T| of 30 / 58 / 98 / 200 / 326, model 1.7 / 2.1 / 3.2 / 8.7 / 20 ms; w ≥ 0 1.1 /
+    2.9 / 7.4 / 16 / 38 ms at 30 / 59 / 113 / 200 / 326, model 1.8 / 2.8 / 6.1 / 16 / 40 ms.  Before, every
+    node was charged 5000·|root|², whatever node screening left of it: 2.4× the CPU seconds of CBCL k = 20."""
+    return (NODE_OPS * (2 if nonneg else 1) * features**2 + NODE_FIXED_OPS) / FLOP_RATE
 
 
 def exact(
@@ -337,7 +358,8 @@ def exact(
     ``starts``: feasible vectors (length D) for the incumbent instead of :func:`incumbents`.
     Returns an :class:`ExactResult`; ``proven`` is False when a node or time
     limit (seconds, or a Deadline, on the budget clock :mod:`certpca.clock`; a :class:`~certpca.clock.Work`
-    counts :func:`node_seconds` a node) stopped the search
+    is charged what each node does at its own size: :func:`node_seconds` for each child it bounds, ``SUPPORT_OPS``
+    for each support it evaluates, and its node screening) stopped the search
     (``upper_bound`` is then still valid: the largest
     bound of the nodes left).  The incumbent, the node bounds and the proof's
     running maximum are shared by closures over one search; the proof (module
@@ -434,7 +456,6 @@ def exact(
     consider(np.flatnonzero(best_w).tolist())
 
     nodes, count = 0, 0
-    node_cost = node_seconds(len(root))
     stopped = False
     heap: list[tuple[float, int, list[int], list[int], int]] = []  # (−bound, tie-break, I, R, branch feature)
     if len(root) <= k and not nonneg:
@@ -452,19 +473,21 @@ def exact(
             ub_seen = max(ub_seen, -negb)  # the largest bound of the nodes left
             break
         nodes += 1
-        stop_at.charge(node_cost)
         for I2 in (I + [j], I):
             R2 = [i for i in R if i != j]
             if nonneg and len(I2) > len(I):
+                stop_at.charge(SUPPORT_OPS / FLOP_RATE)
                 consider(I2)
             if screen_nodes and R2 and len(I2) < k and (nonneg or len(I2) + len(R2) > k):
                 R2 = screened(I2, R2)
             T2 = I2 + R2
             if not nonneg and (len(I2) == k or len(T2) <= k):
+                stop_at.charge(SUPPORT_OPS / FLOP_RATE)
                 consider(I2 if len(I2) == k else T2)
                 continue
             if nonneg and (len(I2) == k or not R2):
                 continue  # its only support, I2, is evaluated (or, R2 screened empty, a pruned one)
+            stop_at.charge(node_seconds(len(T2), nonneg))
             b, j2 = node_bound(I2, R2, -negb)
             if b <= target():
                 ub_seen = max(ub_seen, b)

@@ -34,7 +34,7 @@ from ..errors import InputError
 from ..status import Convergence
 from ..validation import check_float, check_int
 from .base import Run, Solver
-from .exact import MAX_DIM, QUICK_OPS, exact, incumbents, quick_pass, schur_prunes
+from .exact import MAX_DIM, exact, incumbents, quick_pass, quick_pass_seconds, schur_prunes
 
 #: a pass with every bound ends when its first this many features (by increasing C_ii) all stayed
 FUTILE_TESTS = 25
@@ -59,6 +59,7 @@ def screen(
     features=None,
     deadline: Deadline | None = None,
     extra: Callable[[np.ndarray, int, bool, float], bool] | None = None,
+    prepaid: bool = False,
 ) -> tuple[np.ndarray, dict]:
     """The features left after screening C at ``level`` (module docstring), and what it did.
 
@@ -68,7 +69,9 @@ def screen(
     Features are tested by increasing C_ii.  The passes on formed matrices stop when one would cost more than what is
     left before ``deadline`` (a :class:`certpca.clock.Deadline`; ``SCREEN_OPS`` operations per entry)
     or the deadline passes: what is left then still contains every support better than ``level``.
-    Each pass and test is charged to the deadline at that cost (a :class:`certpca.clock.Work` counts it).
+    Each pass and test is charged to the deadline at that cost (a :class:`certpca.clock.Work` counts it), a quick
+    pass at :func:`~certpca.solvers.exact.quick_pass_seconds`; with ``prepaid`` the first quick pass is not (the
+    caller charged it before: a certificate charges screening's estimate up front, which includes it).
     ``extra``, a further test on the formed M (:func:`~certpca.solvers.exact.schur_prunes`), is tried last
     in the passes with every bound (the certificate passes the threshold family).
     A pass with every bound ends early when its first ``FUTILE_TESTS`` features all stay (this
@@ -81,8 +84,8 @@ def screen(
         passes += 1
         before = len(F)
         if strength == 0:
-            if deadline is not None:
-                deadline.charge(QUICK_OPS * len(F) ** 2 / FLOP_RATE)
+            if deadline is not None and not (prepaid and passes == 1):
+                deadline.charge(quick_pass_seconds(len(F)))
             F = quick_pass(C, F, k, level)
         elif deadline is not None and deadline.left() < SCREEN_OPS * len(F) ** 3 / FLOP_RATE:
             stopped = True  # not even one pass on formed matrices fits in the time left

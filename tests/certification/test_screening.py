@@ -184,3 +184,43 @@ def test_on_a_factor_problem_screening_first_runs_before_the_sdps_and_proves_the
     assert calls[-1] == ("screening", nonneg)  # nothing after the proof, nor a signed twin for w ≥ 0
     assert full.value <= cert.upper_bound <= full.value * (1 + 1e-8)
     assert cert.skipped["dabe_sdp"] == "the optimum is proven (no bound can be lower)"
+
+
+def test_a_certificate_charges_each_quick_pass_of_screening_once(monkeypatch):
+    """Screening's first quick pass is in its estimate, which the certificate charges before it starts; screen()
+    then charges only the passes after it (before, the first was charged twice: 0.1 s of work on khan).  Charges of
+    a quick pass (calls of ``quick_pass_seconds`` by the estimate and by screen()) are counted beside the quick
+    passes screen() makes (calls of ``quick_pass``); the solver ``exact``, charged nothing up front, charges them
+    all itself."""
+    import certpca.certification.screening as scr
+    import certpca.solvers.search as search
+    from certpca.solvers import solve
+
+    charged, made = [], []
+    real_seconds, real_pass = search.quick_pass_seconds, search.quick_pass
+
+    def seconds(n):
+        charged.append(n)
+        return real_seconds(n)
+
+    def counted(C, F, k, level):
+        made.append(len(F))
+        return real_pass(C, F, k, level)
+
+    monkeypatch.setattr(scr, "quick_pass_seconds", seconds)
+    monkeypatch.setattr(search, "quick_pass_seconds", seconds)
+    monkeypatch.setattr(search, "quick_pass", counted)
+    rng = np.random.default_rng(4)
+    D, k = 60, 5
+    u = np.zeros(D)
+    u[[3, 17, 29, 41, 55]] = [1.0, -1.0, 1.0, 1.0, -1.0]
+    A = rng.standard_normal((3 * D, D))
+    P = Problem.from_covariance(6 * np.outer(u, u) / 5 + A.T @ A / (3 * D))
+    w = np.zeros(D)
+    w[[3, 17, 29, 41]] = u[[3, 17, 29, 41]]
+    cert = certify_vector(P, w, k, bounds=["lambda1", "screening"], budget=60.0)
+    assert next(b for b in cert.bounds if b.name == "screening").params["passes"] >= 2
+    assert len(made) >= 2 and sorted(charged) == sorted(made)  # each pass charged once, at its own size
+    charged.clear(), made.clear()
+    solve(P, k, method="exact")
+    assert len(made) >= 2 and charged == made

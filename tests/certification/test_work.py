@@ -16,9 +16,9 @@ import pytest
 
 from certpca.certification import certify_vector, evaluate_bound
 from certpca.certification.threshold import threshold_bound
-from certpca.clock import Deadline, Work, deadline
+from certpca.clock import FLOP_RATE, Deadline, Work, deadline
 from certpca.problem import Problem
-from certpca.solvers.exact import exact, node_seconds
+from certpca.solvers.exact import exact
 from certpca.solvers.spannogram.sweep2d import STEP_SECONDS
 from tests.brute import brute_force, random_psd
 
@@ -44,16 +44,72 @@ def _hard(seed=4, D=12, family="wishart"):
     return random_psd(np.random.default_rng(seed), D, family)
 
 
+class _Recorded(Work):
+    """An unlimited Work that records what was charged each time the search asks whether it has passed (once
+    before each node it expands): ``seen[n]`` is the work of the first n nodes."""
+
+    __slots__ = ("seen",)
+
+    def __init__(self):
+        super().__init__()
+        self.seen: list[float] = []
+
+    def passed(self) -> bool:
+        self.seen.append(self.spent)
+        return super().passed()
+
+
+def _node_work(P, k, nonneg=False) -> list[float]:
+    """The work an unlimited exact search on P charged before each node it expanded, and at its end."""
+    w = _Recorded()
+    exact(P, k, nonneg, time_limit=w)
+    return w.seen + [w.spent]
+
+
 def test_exact_search_stops_after_the_nodes_of_its_allotment():
     C = _hard(seed=5)  # 5 nodes to its proof (seed 4 needs 3 since the search screens its nodes)
     P = Problem.from_covariance(C)
     k = 5
     full = exact(P, k)
     assert full.proven and full.nodes > 3
+    seen = _node_work(P, k)
     for n in (1, 3):
-        res = exact(P, k, time_limit=Work((n - 0.5) * node_seconds(P.dim)))
+        res = exact(P, k, time_limit=Work((seen[n - 1] + seen[n]) / 2))  # less than n nodes' work, more than n − 1
         assert res.nodes == n and not res.proven
         assert res.upper_bound >= brute_force(C, k)[0] - 1e-12 * abs(full.upper_bound)
+
+
+@pytest.mark.parametrize("nonneg", [False, True])
+def test_exact_search_charges_each_node_at_its_own_size(nonneg, monkeypatch):
+    """Each node bound is charged at the size of its block after node screening (``node_seconds`` sees the
+    sizes, recorded here), not 5000·|root|² a node as before: where node screening shrinks the nodes the
+    search is charged less than that former charge, and the same seconds in two runs."""
+    import certpca.solvers.exact as ex
+
+    sizes: list[int] = []
+    real = ex.node_seconds
+
+    def recorded(features, nonneg_=False):
+        sizes.append(features)
+        return real(features, nonneg_)
+
+    monkeypatch.setattr(ex, "node_seconds", recorded)
+    shrunk = 0
+    for seed in range(3):  # 120 features, 12 of them correlated: node screening leaves few of the rest
+        rng = np.random.default_rng(seed)
+        X = rng.normal(size=(60, 120))
+        X[:, :12] += rng.normal(size=(60, 1))
+        P = Problem.from_covariance(X.T @ X / 60)
+        runs = [Work(), Work()]
+        sizes.clear()
+        res = [exact(P, 5, nonneg, time_limit=w) for w in runs]
+        if res[0].info["screened"] == 0 or res[0].nodes < 2:
+            continue
+        shrunk += 1
+        assert runs[0].used() == runs[1].used() > 0 and res[0].nodes == res[1].nodes
+        assert min(sizes) < P.dim - 1  # some child was bounded below the size branching alone leaves
+        assert runs[0].used() < res[0].nodes * 5000 * P.dim**2 / FLOP_RATE  # the former charge
+    assert shrunk >= 2
 
 
 @pytest.mark.parametrize("nonneg", [False, True])
@@ -80,7 +136,8 @@ def test_fixed_work_certificate_runs_its_bounds_under_work():
     P = Problem.from_covariance(C)
     k = 5
     w = brute_force(C, k)[1]
-    limit = 2.5 * node_seconds(P.dim)
+    seen = _node_work(P, k)
+    limit = (seen[2] + seen[3]) / 2  # between the work of 2 and 3 nodes
     cert = certify_vector(P, w, k, bounds=["lambda1", "exact"], time_limits={"exact": limit}, fixed_work=True)
     (found,) = [b for b in cert.bounds if b.name == "exact"]
     direct = evaluate_bound(P, "exact", k, time_limit=Work(limit))

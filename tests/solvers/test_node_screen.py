@@ -96,8 +96,9 @@ def test_search_with_and_without_node_screening_agree_on_the_shared_small_proble
 
 def test_node_screening_charges_every_pass_it_makes(monkeypatch):
     """The work node screening charges is what it does, counted independently here: forming the Schur matrix
-    (2|I| operations per entry of C_RR) and ``QUICK_OPS`` per entry of the candidates' block in each of its
-    passes, which repeat while one removes a candidate (it was charged one pass per node before)."""
+    (2|I| operations per entry of C_RR) and each of its passes at its size (``quick_pass_seconds``: per entry of
+    the candidates' block and per candidate), which repeat while one removes a candidate (it was charged one pass
+    per node before)."""
     import certpca.solvers.exact as ex
     from certpca.clock import FLOP_RATE, Work
 
@@ -122,7 +123,7 @@ def test_node_screening_charges_every_pass_it_makes(monkeypatch):
         if keep is None:
             assert work.used() == pytest.approx(2 * m * (D - m) ** 2 / FLOP_RATE, rel=1e-12)
             continue
-        expected = (2 * m * (D - m) ** 2 + ex.QUICK_OPS * sum(s * s for s in sizes)) / FLOP_RATE
+        expected = 2 * m * (D - m) ** 2 / FLOP_RATE + sum(ex.quick_pass_seconds(s) for s in sizes)
         assert work.used() == pytest.approx(expected, rel=1e-12)
         repeated += len(sizes) > 1
     assert repeated > 0  # some nodes took more than one pass
