@@ -47,9 +47,9 @@ from certpca.data import Dataset
 from certpca.data.advice import preprocessing_advice
 from certpca.problem import Problem
 from certpca.reporting.band import certified_bands
-from certpca.reporting.beside import NonnegBeside, started, streaming
+from certpca.reporting.beside import Handoff, NonnegBeside, handoff_for, started, streaming
 from certpca.reporting.genes import GENE_REFS, gene_selection_run
-from certpca.reporting.modes import ModePaths, attached, fit_mode, fitted_beside, suffix, trace_paths
+from certpca.reporting.modes import ModePaths, attached, best_fit, fit_mode, fitted_beside, suffix, trace_paths
 from certpca.reporting.options import (
     BUDGETED_BOUNDS,
     DEFAULT_METHODS,
@@ -238,18 +238,22 @@ def fit_and_certify(
     fitted: Callable[[bool, Fit], None] | None = None,
     beside: Mapping[bool, Side] | None = None,
     fork: bool = False,
+    handoff: Handoff | None = None,
 ) -> FitsAtK:
     """Every method at k on both problems, and one certificate per fit from bounds shared per problem;
     ``fitted(nonneg, best)`` is called with each problem's best fit before it is certified.
 
     A sign constraint in ``beside`` was fitted, and its path traced, by that :class:`Side`
-    (:func:`fitted_beside`); the others are fitted here, and their path is traced beside the certificates
-    (forked when ``fork``).  The certificates run here, in the plan's order: the nonnegative one takes the
-    plain one's bounds, computed at once in a child when ``fork`` (reporting/beside.py)."""
+    (:func:`fitted_beside`, which gives its best vector to ``handoff`` when there is one); the others are
+    fitted here, and their path is traced beside the certificates (forked when ``fork``).  The certificates
+    run here, in the plan's order: the nonnegative one takes the plain one's bounds, computed at once in a
+    child when ``fork`` (reporting/beside.py)."""
     out = FitsAtK()
     nonneg_beside: NonnegBeside | None = None  # the certificate of w >= 0, computed beside the plain one
     head: dict[str, Any] = {"time_limits": _allotments(plan.allot.head), "fixed_work": True}  # same page if busy
     for nonneg in plan.nonneg_modes:
+        if handoff is not None and nonneg:  # no child certifying w >= 0 is forked after this: never read here
+            handoff.forked()
         if beside and nonneg in beside:
             mode, paths, done = beside[nonneg].result()
             attached(mode, problem)
@@ -269,7 +273,7 @@ def fit_and_certify(
             if nonneg and nonneg_beside is not None:
                 nonneg_beside.cancel()
             continue
-        best = max(mode_fits, key=lambda f: f.components[0].variance)
+        best = best_fit(mode_fits)
         if fitted is not None:
             fitted(nonneg, best)
         names = certificate_bounds(problem, nonneg, plan.head_bounds)
@@ -281,7 +285,7 @@ def fit_and_certify(
         else:
             if not nonneg and fork and True in plan.nonneg_modes:  # the one of w >= 0 at once, beside (beside.py)
                 nonneg_names = certificate_bounds(problem, True, plan.head_bounds)
-                nonneg_beside = started(problem, plan.k, names, {"bounds": nonneg_names, **head})
+                nonneg_beside = started(problem, plan.k, names, {"bounds": nonneg_names, **head}, handoff)
             with streaming(nonneg_beside) as settled:
                 shared = certify_vector(
                     problem,
@@ -514,8 +518,15 @@ def compute(ds: Dataset, problem: Problem, plan: Plan, jobs: int | None = None) 
 
         data = describe_data(ds, problem)
         step("spectrum")
-        beside = {nn: Side(partial(fitted_beside, ds, problem, plan, nn), fork) for nn in plan.nonneg_modes[1:]}
-        fitted = fit_and_certify(ds, problem, plan, step, fitted_best, beside, fork)
+        # the certificate of w >= 0 waits for the best vector of its fits when one of its bounds needs it
+        handoff = (
+            handoff_for(certificate_bounds(problem, True, plan.head_bounds))
+            if fork and plan.nonneg_modes == (False, True)
+            else None
+        )
+        give = None if handoff is None else handoff.give
+        beside = {nn: Side(partial(fitted_beside, ds, problem, plan, nn, give), fork) for nn in plan.nonneg_modes[1:]}
+        fitted = fit_and_certify(ds, problem, plan, step, fitted_best, beside, fork, handoff)
         paths, bands, path_notes = path_and_band(problem, plan, fitted, step, jobs) if plan.ks else ([], [], [])
         stable = []
         for nonneg, side in stable_sides.items():
