@@ -111,7 +111,13 @@ def test_the_nonneg_certificate_of_the_handed_vector_is_the_one_after_the_plain_
     with streaming(beside) as settled:
         plain_here = certify_vector(Q, w_plain, k, False, settled=settled, **SUPPORT_OPTIONS)
     fitting.result()
+    child, answers = beside.side.result, []  # the child's answer, seen as the certificate takes it
+    beside.side.result = lambda: answers.append(child()) or answers[-1]
     at_once = beside.certificate(plain_here, w_nonneg)
+    if fitted:  # the child certified the very vector it was handed
+        assert answers[0] is not None and np.array_equal(answers[0][3], w_nonneg)
+    else:  # the child had nothing to certify: the report's process did
+        assert answers == [None]
     assert _without_seconds(plain_here) == _without_seconds(plain)
     assert _without_seconds(at_once) == _without_seconds(after)
     assert [reuse.get(b.name) is b for b in after.bounds] == [
