@@ -10,10 +10,9 @@ import numpy as np
 import pytest
 
 from certpca.certification import Bound, certify_vector
-from certpca.problem import Problem
 from certpca.components import fit_components
+from certpca.problem import Problem
 from certpca.reporting.beside import (
-    Handoff,
     NonnegBeside,
     Streamed,
     _keys,
