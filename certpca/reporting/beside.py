@@ -200,11 +200,11 @@ class NonnegBeside:
             given = self.plain
         else:
             self.send.close()  # only the report's process writes
+            reuse = Streamed(self.plain_names, self.receive)  # read from now: the plain one never waits for it
             if self.handoff is not None:
                 if (handed := self.handoff.take()) is None:
                     return None
                 w = handed
-            reuse = Streamed(self.plain_names, self.receive)
         cert = certify_vector(self.problem, w, self.k, True, reuse=reuse, **self.options)
         if isinstance(reuse, Streamed):
             given = reuse.received()
