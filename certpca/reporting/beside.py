@@ -33,6 +33,7 @@ from certpca.certification import Bound, Certificate, certify_vector, recertify
 from certpca.problem import Problem
 from certpca.reporting.band import IN_PROCESS
 from certpca.reporting.modes import ModeFits, best_fit
+from certpca.reporting.options import Plan, certificate_bounds
 from certpca.reporting.side import Side
 
 #: bounds that read what a bound of another certificate left in ``Problem.memo`` (the matrix-multiplier
@@ -255,10 +256,12 @@ def merge(memo: dict, more: dict) -> None:
             merge(memo[key], v)
 
 
-def handoff_for(names: Sequence[str]) -> Handoff | None:
-    """A :class:`Handoff` for a certificate of w ≥ 0 with the bounds ``names`` that can run beside the plain one
-    only with its vector (:func:`concurrent`), else None."""
-    return Handoff() if not concurrent(names) and concurrent(names, vector=True) else None
+def handoff_for(problem: Problem, plan: Plan, fork: bool) -> Handoff | None:
+    """A :class:`Handoff` when the plan's certificate of w ≥ 0 runs beside the plain one (``fork``, the plain one
+    first) and can only with its vector (:func:`concurrent`), else None."""
+    names = certificate_bounds(problem, True, plan.head_bounds)
+    beside = fork and plan.nonneg_modes == (False, True)
+    return Handoff() if beside and not concurrent(names) and concurrent(names, vector=True) else None
 
 
 def started(

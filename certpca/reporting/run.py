@@ -4,21 +4,18 @@
 what runs, into a frozen plan) and :func:`compute` follows the plan, one function a step:
 
 1. :func:`describe_data` — the data section and the spectrum;
-2. :func:`fit_and_certify` — the fits of every method at k, sparse and
-   nonnegative (exactly what ``certpca fit DATA --k K --method M [--nonneg]
-   --json`` prints, same seed; the nonnegative ones in a child process beside
-   the plain certificate), and one certificate per fit: the upper bounds
-   on OPT(k, nonneg) do not depend on the vector (the support-specific
-   ``pattern`` bound is left out), so they are computed once per sign
-   constraint on the best vector and shared; each method's value, lower bound
-   and certified fraction are its own (:func:`certpca.certification.recertify`),
-   bit for bit what ``certpca certify --loadings fit.csv --bounds ... --json``
-   gives them;
-3. :func:`path_and_band` — the variance–cardinality path of every method on a
-   coarse grid (traced beside the certificates, :mod:`certpca.reporting.modes`) with the certified band
-   (best value found .. best upper bound from the certificate's bound families, :mod:`certpca.reporting.band`);
-4. :func:`certpca.reporting.genes.gene_selection_run` — the gene-selection
-   evaluation of Sigg & Buhmann (2008, §5.3) when the data carry class labels;
+2. :func:`fit_and_certify` — the fits of every method at k, sparse and nonnegative (exactly what ``certpca fit
+   DATA --k K --method M [--nonneg] --json`` prints, same seed; the nonnegative ones in a child process beside
+   the plain certificate), and one certificate per fit: the upper bounds on OPT(k, nonneg) do not depend on the
+   vector (the support-specific ``pattern`` bound is left out), so they are computed once per sign constraint on
+   the best vector and shared; each method's value, lower bound and certified fraction are its own
+   (:func:`certpca.certification.recertify`), bit for bit what ``certpca certify --loadings fit.csv --bounds ...
+   --json`` gives them;
+3. :func:`path_and_band` — the variance–cardinality path of every method on a coarse grid (traced beside the
+   certificates, :mod:`certpca.reporting.modes`) with the certified band (best value found .. best upper bound
+   from the certificate's bound families, :mod:`certpca.reporting.band`);
+4. :func:`certpca.reporting.genes.gene_selection_run` — the gene-selection evaluation of Sigg & Buhmann (2008,
+   §5.3) when the data carry class labels;
 5. :func:`references` — the references of every method and bound that ran.
 
 Everything is deterministic for fixed inputs and seed except the ``seconds``
@@ -244,10 +241,9 @@ def fit_and_certify(
     ``fitted(nonneg, best)`` is called with each problem's best fit before it is certified.
 
     A sign constraint in ``beside`` was fitted, and its path traced, by that :class:`Side`
-    (:func:`fitted_beside`, which gives its best vector to ``handoff`` when there is one); the others are
-    fitted here, and their path is traced beside the certificates (forked when ``fork``).  The certificates
-    run here, in the plan's order: the nonnegative one takes the plain one's bounds, computed at once in a
-    child when ``fork`` (reporting/beside.py)."""
+    (:func:`fitted_beside`); the others are fitted here, and their path is traced beside the certificates
+    (forked when ``fork``).  The certificates run here, in the plan's order: the nonnegative one takes the
+    plain one's bounds, computed at once in a child when ``fork`` (reporting/beside.py, ``handoff``)."""
     out = FitsAtK()
     nonneg_beside: NonnegBeside | None = None  # the certificate of w >= 0, computed beside the plain one
     head: dict[str, Any] = {"time_limits": _allotments(plan.allot.head), "fixed_work": True}  # same page if busy
@@ -518,12 +514,7 @@ def compute(ds: Dataset, problem: Problem, plan: Plan, jobs: int | None = None) 
 
         data = describe_data(ds, problem)
         step("spectrum")
-        # the certificate of w >= 0 waits for the best vector of its fits when one of its bounds needs it
-        handoff = (
-            handoff_for(certificate_bounds(problem, True, plan.head_bounds))
-            if fork and plan.nonneg_modes == (False, True)
-            else None
-        )
+        handoff = handoff_for(problem, plan, fork)  # hands the child certifying w >= 0 its vector (beside.py)
         give = None if handoff is None else handoff.give
         beside = {nn: Side(partial(fitted_beside, ds, problem, plan, nn, give), fork) for nn in plan.nonneg_modes[1:]}
         fitted = fit_and_certify(ds, problem, plan, step, fitted_best, beside, fork, handoff)

@@ -13,12 +13,12 @@ from certpca.certification import Bound, certify_vector
 from certpca.components import fit_components
 from certpca.problem import Problem
 from certpca.reporting.beside import (
+    Handoff,
     NonnegBeside,
     Streamed,
     _keys,
     added,
     concurrent,
-    handoff_for,
     merge,
     started,
     streaming,
@@ -102,8 +102,7 @@ def test_the_nonneg_certificate_of_the_handed_vector_is_the_one_after_the_plain_
     after = certify_vector(P, w_nonneg, k, True, reuse=reuse, **SUPPORT_OPTIONS)
     assert "screening" in reuse and "screening" in {b.name for b in after.bounds}
     Q = _problem(0)
-    handoff = handoff_for(WITH_SUPPORT)
-    assert handoff is not None and handoff_for(NAMES) is None  # only a list that needs the vector waits for it
+    handoff = Handoff()
     fitting = Side(lambda: handoff.give(ModeFits(fits=[fits] if fitted else [])), fork=True)
     beside = started(Q, k, WITH_SUPPORT, SUPPORT_OPTIONS, handoff)
     assert beside is not None and beside.handoff is handoff
