@@ -12,7 +12,9 @@ plain one gives.
 Those bounds do not depend on the vector certified when none has a support option and none reads what
 another certificate left in ``Problem.memo`` (:func:`concurrent`), so the child certifies a stand-in vector
 before the fits of w ≥ 0 are back, and the report's process gives their best vector its certificate from the
-child's bounds (:func:`certpca.certification.recertify`: bit for bit what ``certify_vector`` gives it).
+child's bounds (:func:`certpca.certification.recertify`: bit for bit what ``certify_vector`` gives it).  When
+one has a support option (screening's hint, pbmc's list), the child waits for that best vector instead, which
+the child fitting w ≥ 0 hands it (:class:`Handoff`) before it traces its paths, and certifies it itself.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from certpca.certification import REGISTRY as BOUNDS
 from certpca.certification import Bound, Certificate, certify_vector, recertify
 from certpca.problem import Problem
 from certpca.reporting.band import IN_PROCESS
+from certpca.reporting.modes import ModeFits, best_fit
+from certpca.reporting.options import Plan, certificate_bounds
 from certpca.reporting.side import Side
 
 #: bounds that read what a bound of another certificate left in ``Problem.memo`` (the matrix-multiplier
@@ -38,11 +42,47 @@ from certpca.reporting.side import Side
 READS_MEMO = frozenset({"dabe_sdp_matrix"})
 
 
-def concurrent(names: Sequence[str]) -> bool:
+def concurrent(names: Sequence[str], vector: bool = False) -> bool:
     """Whether a certificate of w ≥ 0 with the bounds ``names`` can run beside the plain one with the same
-    numbers: none depends on the vector's support, none is solved inside cvxpy (never in a forked child,
-    reporting/band.py ``IN_PROCESS``), none reads another certificate's memo (``READS_MEMO``)."""
-    return not any(BOUNDS[n].support_option is not None or n in IN_PROCESS or n in READS_MEMO for n in names)
+    numbers: none depends on the vector's support unless the child gets the vector (``vector``, a
+    :class:`Handoff`), none is solved inside cvxpy (never in a forked child, reporting/band.py ``IN_PROCESS``),
+    none reads another certificate's memo (``READS_MEMO``)."""
+    return not any(
+        (BOUNDS[n].support_option is not None and not vector) or n in IN_PROCESS or n in READS_MEMO for n in names
+    )
+
+
+class Handoff:
+    """The best vector of w ≥ 0, from the child that fits w ≥ 0 (``give``, reporting/modes.py ``fitted_beside``)
+    to the child that certifies it (``take``): made before both are forked, each closes the end it does not use,
+    the report's process both once they are forked (``forked``)."""
+
+    def __init__(self) -> None:
+        self.receive, self.send = multiprocessing.get_context("fork").Pipe(duplex=False)
+
+    def give(self, fits: ModeFits) -> None:
+        """In the fitting child: the first component of the best fit (:func:`best_fit`), or None without fits."""
+        self.receive.close()
+        try:
+            self.send.send(best_fit(fits.fits).components[0].weights if fits.fits else None)
+        except (BrokenPipeError, OSError):  # the certifying child is gone: the report's process certifies
+            pass
+        self.send.close()
+
+    def take(self) -> np.ndarray | None:
+        """In the certifying child: the vector, or None when none comes (no fit, or the fitting child died)."""
+        self.send.close()
+        try:
+            return self.receive.recv()
+        except EOFError:
+            return None
+        finally:
+            self.receive.close()
+
+    def forked(self) -> None:
+        """Both children are forked: the report's process holds neither end."""
+        self.send.close()
+        self.receive.close()
 
 
 class Streamed(Mapping[str, Bound]):
@@ -111,15 +151,22 @@ def stand_in(problem: Problem) -> np.ndarray:
 
 class NonnegBeside:
     """The certificate of w ≥ 0 at k with ``options`` (``certify_vector``'s keywords) computed in a forked child
-    from the bounds the plain certificate with the bounds ``plain`` sends it (``settled``, then ``close``)."""
+    from the bounds the plain certificate with the bounds ``plain`` sends it (``settled``, then ``close``): of
+    the vector ``handoff`` gives it, or without one of a stand-in (:func:`stand_in`)."""
 
-    def __init__(self, problem: Problem, k: int, plain: Sequence[str], options: dict) -> None:
+    def __init__(
+        self, problem: Problem, k: int, plain: Sequence[str], options: dict, handoff: Handoff | None = None
+    ) -> None:
         self.receive, self.send = multiprocessing.get_context("fork").Pipe(duplex=False)
         self.parent = os.getpid()
         self.problem, self.k, self.plain_names, self.options = problem, k, list(plain), options
+        self.handoff = handoff
         self.plain: dict[str, Bound] = {}
-        self.side = Side(self._work, fork=True)
+        self.w = stand_in(problem)  # the vector certified here, in the report's process, once it is known
+        self.side: Side[tuple | None] = Side(self._work, fork=True)
         self.receive.close()
+        if handoff is not None:
+            handoff.forked()
 
     def settled(self, name: str, bound: Bound | None) -> None:
         """The plain certificate's hook (``certify_vector``'s ``settled``): the bound to the child."""
@@ -142,33 +189,45 @@ class NonnegBeside:
         self.close()
         self.side.cancel()
 
-    def _work(self) -> tuple[Certificate, list[int], dict]:
-        """In the child, the certificate from the bounds streamed to it; in the report's process (the child
-        died), from the plain certificate's; with the places of the bounds taken as they were, and what it
-        added to ``Problem.memo`` (:func:`added`)."""
+    def _work(self) -> tuple[Certificate, list[int], dict, np.ndarray] | None:
+        """In the child, the certificate from the bounds streamed to it (None when the vector it waits for does
+        not come); in the report's process (the child died, or had no vector), of the vector there from the
+        plain certificate's bounds; with the places of the bounds taken as they were, what it added to
+        ``Problem.memo`` (:func:`added`) and the vector it certified."""
         before = _keys(self.problem.memo)
+        w = self.w
         if os.getpid() == self.parent:
             reuse: Mapping[str, Bound] = self.plain
             given = self.plain
         else:
             self.send.close()  # only the report's process writes
-            reuse = Streamed(self.plain_names, self.receive)
-        cert = certify_vector(self.problem, stand_in(self.problem), self.k, True, reuse=reuse, **self.options)
+            reuse = Streamed(self.plain_names, self.receive)  # read from now: the plain one never waits for it
+            if self.handoff is not None:
+                if (handed := self.handoff.take()) is None:
+                    return None
+                w = handed
+        cert = certify_vector(self.problem, w, self.k, True, reuse=reuse, **self.options)
         if isinstance(reuse, Streamed):
             given = reuse.received()
         taken = [i for i, b in enumerate(cert.bounds) if given.get(b.name) is b]
-        return cert, taken, added(self.problem.memo, before)
+        return cert, taken, added(self.problem.memo, before), w
 
     def certificate(self, plain: Certificate, w: np.ndarray) -> Certificate:
         """The certificate of ``w`` (≥ 0) once the plain certificate ``plain`` is done: the child's bounds, a
         bound taken from ``plain`` as the very object there (as the certificate after it holds it); what the
-        child left in ``Problem.memo`` is left in this process's (the band reuses it across k)."""
+        child left in ``Problem.memo`` is left in this process's (the band reuses it across k).  The child
+        certified ``w`` itself when it was handed it, else a stand-in whose bounds ``w`` is given
+        (:func:`certpca.certification.recertify`)."""
         self.close()
         self.plain = {b.name: b for b in plain.bounds}
-        cert, taken, memo = self.side.result()
+        self.w = w
+        computed = self.side.result() or self._work()
+        assert computed is not None  # in the report's process _work always certifies
+        cert, taken, memo, certified = computed
         merge(self.problem.memo, memo)
         bounds = [self.plain[b.name] if i in taken else b for i, b in enumerate(cert.bounds)]
-        return recertify(replace(cert, bounds=bounds), self.problem, w)
+        cert = replace(cert, bounds=bounds)
+        return cert if np.array_equal(certified, w) else recertify(cert, self.problem, w)
 
 
 def _keys(memo: dict) -> dict:
@@ -197,10 +256,25 @@ def merge(memo: dict, more: dict) -> None:
             merge(memo[key], v)
 
 
-def started(problem: Problem, k: int, plain: Sequence[str], options: dict) -> NonnegBeside | None:
-    """The certificate of w ≥ 0 with ``options`` started beside the plain one with the bounds ``plain``, or None
-    when it could differ so (:func:`concurrent`): then it is computed after the plain one."""
-    return NonnegBeside(problem, k, plain, options) if concurrent(options["bounds"]) else None
+def handoff_for(problem: Problem, plan: Plan, fork: bool) -> Handoff | None:
+    """A :class:`Handoff` when the plan's certificate of w ≥ 0 runs beside the plain one (``fork``, the plain one
+    first) and can only with its vector (:func:`concurrent`), else None."""
+    names = certificate_bounds(problem, True, plan.head_bounds)
+    beside = fork and plan.nonneg_modes == (False, True)
+    return Handoff() if beside and not concurrent(names) and concurrent(names, vector=True) else None
+
+
+def started(
+    problem: Problem, k: int, plain: Sequence[str], options: dict, handoff: Handoff | None = None
+) -> NonnegBeside | None:
+    """The certificate of w ≥ 0 with ``options`` started beside the plain one with the bounds ``plain`` (of a
+    stand-in, or of the vector ``handoff`` gives when one of its bounds needs it), or None when it could differ
+    so (:func:`concurrent`): then it is computed after the plain one."""
+    if concurrent(options["bounds"]):
+        return NonnegBeside(problem, k, plain, options)
+    if handoff is not None and concurrent(options["bounds"], vector=True):
+        return NonnegBeside(problem, k, plain, options, handoff)
+    return None
 
 
 @contextmanager
@@ -219,4 +293,15 @@ def streaming(beside: NonnegBeside | None) -> Iterator[Callable[[str, Bound | No
         beside.close()
 
 
-__all__ = ["NonnegBeside", "Streamed", "added", "concurrent", "merge", "stand_in", "started", "streaming"]
+__all__ = [
+    "Handoff",
+    "NonnegBeside",
+    "Streamed",
+    "added",
+    "concurrent",
+    "handoff_for",
+    "merge",
+    "stand_in",
+    "started",
+    "streaming",
+]

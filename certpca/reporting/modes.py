@@ -106,21 +106,33 @@ def trace_paths(
     return out
 
 
+def best_fit(fits: list[Fit]) -> Fit:
+    """The fit whose first component has the largest variance: the one the report certifies."""
+    return max(fits, key=lambda f: f.components[0].variance)
+
+
 def fits_and_paths(
-    ds: Dataset, problem: Problem, plan: Plan, nonneg: bool, step: Callable[[str], None]
+    ds: Dataset,
+    problem: Problem,
+    plan: Plan,
+    nonneg: bool,
+    step: Callable[[str], None],
+    fitted: Callable[[ModeFits], None] | None = None,
 ) -> tuple[ModeFits, ModePaths]:
     """A sign constraint's fits and, when the report has a path, its paths (the work of a child process,
-    :func:`fitted_beside`)."""
-    fitted = fit_mode(ds, problem, plan, nonneg, step)
-    return fitted, trace_paths(problem, plan, nonneg, fitted.on_path(plan) if plan.ks else [], step)
+    :func:`fitted_beside`); ``fitted(fits)`` is called with the fits before the paths are traced."""
+    fits = fit_mode(ds, problem, plan, nonneg, step)
+    if fitted is not None:
+        fitted(fits)
+    return fits, trace_paths(problem, plan, nonneg, fits.on_path(plan) if plan.ks else [], step)
 
 
 def fitted_beside(
-    ds: Dataset, problem: Problem, plan: Plan, nonneg: bool
+    ds: Dataset, problem: Problem, plan: Plan, nonneg: bool, fitted: Callable[[ModeFits], None] | None = None
 ) -> tuple[ModeFits, ModePaths, list[tuple[str, float]]]:
     """:func:`fits_and_paths` with its steps' seconds, ready to leave a child process (:func:`detached`)."""
-    (fitted, paths), done = recorded(partial(fits_and_paths, ds, problem, plan, nonneg))
-    return detached(fitted), paths, done
+    (fits, paths), done = recorded(partial(fits_and_paths, ds, problem, plan, nonneg, fitted=fitted))
+    return detached(fits), paths, done
 
 
 def detached(fitted: ModeFits) -> ModeFits:
@@ -141,6 +153,7 @@ __all__ = [
     "ModeFits",
     "ModePaths",
     "attached",
+    "best_fit",
     "detached",
     "fit_mode",
     "fits_and_paths",

@@ -4,21 +4,18 @@
 what runs, into a frozen plan) and :func:`compute` follows the plan, one function a step:
 
 1. :func:`describe_data` — the data section and the spectrum;
-2. :func:`fit_and_certify` — the fits of every method at k, sparse and
-   nonnegative (exactly what ``certpca fit DATA --k K --method M [--nonneg]
-   --json`` prints, same seed; the nonnegative ones in a child process beside
-   the plain certificate), and one certificate per fit: the upper bounds
-   on OPT(k, nonneg) do not depend on the vector (the support-specific
-   ``pattern`` bound is left out), so they are computed once per sign
-   constraint on the best vector and shared; each method's value, lower bound
-   and certified fraction are its own (:func:`certpca.certification.recertify`),
-   bit for bit what ``certpca certify --loadings fit.csv --bounds ... --json``
-   gives them;
-3. :func:`path_and_band` — the variance–cardinality path of every method on a
-   coarse grid (traced beside the certificates, :mod:`certpca.reporting.modes`) with the certified band
-   (best value found .. best upper bound from the certificate's bound families, :mod:`certpca.reporting.band`);
-4. :func:`certpca.reporting.genes.gene_selection_run` — the gene-selection
-   evaluation of Sigg & Buhmann (2008, §5.3) when the data carry class labels;
+2. :func:`fit_and_certify` — the fits of every method at k, sparse and nonnegative (exactly what ``certpca fit
+   DATA --k K --method M [--nonneg] --json`` prints, same seed; the nonnegative ones in a child process beside
+   the plain certificate), and one certificate per fit: the upper bounds on OPT(k, nonneg) do not depend on the
+   vector (the support-specific ``pattern`` bound is left out), so they are computed once per sign constraint on
+   the best vector and shared; each method's value, lower bound and certified fraction are its own
+   (:func:`certpca.certification.recertify`), bit for bit what ``certpca certify --loadings fit.csv --bounds ...
+   --json`` gives them;
+3. :func:`path_and_band` — the variance–cardinality path of every method on a coarse grid (traced beside the
+   certificates, :mod:`certpca.reporting.modes`) with the certified band (best value found .. best upper bound
+   from the certificate's bound families, :mod:`certpca.reporting.band`);
+4. :func:`certpca.reporting.genes.gene_selection_run` — the gene-selection evaluation of Sigg & Buhmann (2008,
+   §5.3) when the data carry class labels;
 5. :func:`references` — the references of every method and bound that ran.
 
 Everything is deterministic for fixed inputs and seed except the ``seconds``
@@ -47,9 +44,9 @@ from certpca.data import Dataset
 from certpca.data.advice import preprocessing_advice
 from certpca.problem import Problem
 from certpca.reporting.band import certified_bands
-from certpca.reporting.beside import NonnegBeside, started, streaming
+from certpca.reporting.beside import Handoff, NonnegBeside, handoff_for, started, streaming
 from certpca.reporting.genes import GENE_REFS, gene_selection_run
-from certpca.reporting.modes import ModePaths, attached, fit_mode, fitted_beside, suffix, trace_paths
+from certpca.reporting.modes import ModePaths, attached, best_fit, fit_mode, fitted_beside, suffix, trace_paths
 from certpca.reporting.options import (
     BUDGETED_BOUNDS,
     DEFAULT_METHODS,
@@ -238,6 +235,7 @@ def fit_and_certify(
     fitted: Callable[[bool, Fit], None] | None = None,
     beside: Mapping[bool, Side] | None = None,
     fork: bool = False,
+    handoff: Handoff | None = None,
 ) -> FitsAtK:
     """Every method at k on both problems, and one certificate per fit from bounds shared per problem;
     ``fitted(nonneg, best)`` is called with each problem's best fit before it is certified.
@@ -245,11 +243,13 @@ def fit_and_certify(
     A sign constraint in ``beside`` was fitted, and its path traced, by that :class:`Side`
     (:func:`fitted_beside`); the others are fitted here, and their path is traced beside the certificates
     (forked when ``fork``).  The certificates run here, in the plan's order: the nonnegative one takes the
-    plain one's bounds, computed at once in a child when ``fork`` (reporting/beside.py)."""
+    plain one's bounds, computed at once in a child when ``fork`` (reporting/beside.py, ``handoff``)."""
     out = FitsAtK()
     nonneg_beside: NonnegBeside | None = None  # the certificate of w >= 0, computed beside the plain one
     head: dict[str, Any] = {"time_limits": _allotments(plan.allot.head), "fixed_work": True}  # same page if busy
     for nonneg in plan.nonneg_modes:
+        if handoff is not None and nonneg:  # no child certifying w >= 0 is forked after this: never read here
+            handoff.forked()
         if beside and nonneg in beside:
             mode, paths, done = beside[nonneg].result()
             attached(mode, problem)
@@ -269,7 +269,7 @@ def fit_and_certify(
             if nonneg and nonneg_beside is not None:
                 nonneg_beside.cancel()
             continue
-        best = max(mode_fits, key=lambda f: f.components[0].variance)
+        best = best_fit(mode_fits)
         if fitted is not None:
             fitted(nonneg, best)
         names = certificate_bounds(problem, nonneg, plan.head_bounds)
@@ -281,7 +281,7 @@ def fit_and_certify(
         else:
             if not nonneg and fork and True in plan.nonneg_modes:  # the one of w >= 0 at once, beside (beside.py)
                 nonneg_names = certificate_bounds(problem, True, plan.head_bounds)
-                nonneg_beside = started(problem, plan.k, names, {"bounds": nonneg_names, **head})
+                nonneg_beside = started(problem, plan.k, names, {"bounds": nonneg_names, **head}, handoff)
             with streaming(nonneg_beside) as settled:
                 shared = certify_vector(
                     problem,
@@ -514,8 +514,10 @@ def compute(ds: Dataset, problem: Problem, plan: Plan, jobs: int | None = None) 
 
         data = describe_data(ds, problem)
         step("spectrum")
-        beside = {nn: Side(partial(fitted_beside, ds, problem, plan, nn), fork) for nn in plan.nonneg_modes[1:]}
-        fitted = fit_and_certify(ds, problem, plan, step, fitted_best, beside, fork)
+        handoff = handoff_for(problem, plan, fork)  # hands the child certifying w >= 0 its vector (beside.py)
+        give = None if handoff is None else handoff.give
+        beside = {nn: Side(partial(fitted_beside, ds, problem, plan, nn, give), fork) for nn in plan.nonneg_modes[1:]}
+        fitted = fit_and_certify(ds, problem, plan, step, fitted_best, beside, fork, handoff)
         paths, bands, path_notes = path_and_band(problem, plan, fitted, step, jobs) if plan.ks else ([], [], [])
         stable = []
         for nonneg, side in stable_sides.items():

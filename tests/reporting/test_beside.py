@@ -10,9 +10,21 @@ import numpy as np
 import pytest
 
 from certpca.certification import Bound, certify_vector
+from certpca.components import fit_components
 from certpca.problem import Problem
-from certpca.reporting.beside import NonnegBeside, Streamed, _keys, added, concurrent, merge, streaming
-from certpca.reporting.side import can_fork
+from certpca.reporting.beside import (
+    Handoff,
+    NonnegBeside,
+    Streamed,
+    _keys,
+    added,
+    concurrent,
+    merge,
+    started,
+    streaming,
+)
+from certpca.reporting.modes import ModeFits
+from certpca.reporting.side import Side, can_fork
 
 pytestmark = pytest.mark.skipif(not can_fork(2), reason="no fork start method here")
 
@@ -65,6 +77,50 @@ def test_the_nonneg_certificate_beside_is_the_one_after_the_plain_one(seed):
     else:
         assert any(b.params.get("stopped_at_target") for b in plain.bounds)
     # what the child left in the memo is in the report's process too (the band reuses it)
+    assert set(P.memo) == set(Q.memo)
+
+
+#: pbmc's kind of list: screening takes the vector's support as a hint, so the child certifies the real vector
+WITH_SUPPORT = [*NAMES, "screening"]
+SUPPORT_OPTIONS = {**OPTIONS, "bounds": WITH_SUPPORT, "time_limits": {**OPTIONS["time_limits"], "screening": 0.5}}
+
+
+@pytest.mark.parametrize("fitted", [True, False])
+def test_the_nonneg_certificate_of_the_handed_vector_is_the_one_after_the_plain_one(fitted):
+    """A list with screening: the child certifying w ≥ 0 waits for the best fit of the child fitting it
+    (:class:`Handoff`) and certifies that vector itself; without fits (``fitted`` False) nothing is handed, and
+    the report's process computes it after the plain one.  Either way, the certificate computed in one process
+    after the plain one, bound for bound."""
+    k = 3
+    R = _problem(0)  # fitted on a problem of their own, as in a child: their memo is not the certificates'
+    fits = fit_components(R, k, method="em", nonneg=True, seed=0)
+    w_nonneg = fits.components[0].weights
+    w_plain = fit_components(R, k, method="em", seed=0).components[0].weights
+    P = _problem(0)
+    plain = certify_vector(P, w_plain, k, False, **SUPPORT_OPTIONS)
+    reuse = {b.name: b for b in plain.bounds}
+    after = certify_vector(P, w_nonneg, k, True, reuse=reuse, **SUPPORT_OPTIONS)
+    assert "screening" in reuse and "screening" in {b.name for b in after.bounds}
+    Q = _problem(0)
+    handoff = Handoff()
+    fitting = Side(lambda: handoff.give(ModeFits(fits=[fits] if fitted else [])), fork=True)
+    beside = started(Q, k, WITH_SUPPORT, SUPPORT_OPTIONS, handoff)
+    assert beside is not None and beside.handoff is handoff
+    with streaming(beside) as settled:
+        plain_here = certify_vector(Q, w_plain, k, False, settled=settled, **SUPPORT_OPTIONS)
+    fitting.result()
+    child, answers = beside.side.result, []  # the child's answer, seen as the certificate takes it
+    beside.side.result = lambda: answers.append(child()) or answers[-1]
+    at_once = beside.certificate(plain_here, w_nonneg)
+    if fitted:  # the child certified the very vector it was handed
+        assert answers[0] is not None and np.array_equal(answers[0][3], w_nonneg)
+    else:  # the child had nothing to certify: the report's process did
+        assert answers == [None]
+    assert _without_seconds(plain_here) == _without_seconds(plain)
+    assert _without_seconds(at_once) == _without_seconds(after)
+    assert [reuse.get(b.name) is b for b in after.bounds] == [
+        {b.name: b for b in plain_here.bounds}.get(b.name) is b for b in at_once.bounds
+    ]
     assert set(P.memo) == set(Q.memo)
 
 
@@ -123,5 +179,7 @@ def test_what_a_child_adds_to_the_memo_merges_into_the_parents():
 def test_bounds_that_need_the_vector_or_cvxpy_are_not_computed_beside():
     assert concurrent(NAMES)
     assert not concurrent([*NAMES, "screening"])  # a support hint: depends on the vector
+    assert concurrent([*NAMES, "screening"], vector=True)  # unless the child is handed the vector (Handoff)
+    assert not concurrent([*NAMES, "dnn_sdp"], vector=True)
     assert not concurrent([*NAMES, "dnn_sdp"])  # solved inside cvxpy: never in a forked child
     assert not concurrent([*NAMES, "dabe_sdp_matrix"])  # starts from the plain certificate's dabe_sdp in the memo

@@ -69,15 +69,17 @@ def test_the_run_is_the_same_with_side_processes_or_without():
     assert runs[0] == runs[1]
 
 
-def test_the_page_is_the_same_on_one_process_or_two():
+@pytest.mark.parametrize("support", ["", ",screening"])
+def test_the_page_is_the_same_on_one_process_or_two(support):
     """Both sign constraints, a path whose band computes costly bounds (threshold, the sample-space SDP) within
-    a budget that cuts them, three methods: the saved run and the page byte for byte."""
+    a budget that cuts them, three methods: the saved run and the page byte for byte.  With screening (a support
+    hint) the nonnegative certificate beside the plain one waits for its best vector (reporting/beside.py)."""
     ds = _labelled()
     options = ReportOptions(
         k=4,
         methods="em,threshold,gpower-l0",
         path="1,2,3,5,8",
-        bounds="trace,lambda1,gershgorin,dabe,split,threshold,dabe_sdp",
+        bounds="trace,lambda1,gershgorin,dabe,split,threshold,dabe_sdp" + support,
         genes=False,
         stability=0,
         budget=0.5,
