@@ -72,6 +72,11 @@ NODE_FIXED_OPS = 15_000_000
 #: operations of evaluating one support S (|S| ≤ k: its eigenproblem and the incumbent's update)
 SUPPORT_OPS = 2_500_000
 
+#: operations of one candidate of the greedy start (:func:`greedy_step_seconds`) per squared size of its
+#: eigenproblem, and per candidate whatever its size
+GREEDY_OPS = 480
+GREEDY_CALL_OPS = 200_000
+
 #: an eigenvector entry ≥ −this counts as nonnegative (the sign assumption in the proof above)
 SIGN_TOL = 1e-9
 
@@ -325,6 +330,14 @@ def quick_pass_seconds(features: int) -> float:
     return (QUICK_OPS * features**2 + QUICK_FEATURE_OPS * features) / FLOP_RATE
 
 
+def greedy_step_seconds(candidates: int, size: int) -> float:
+    """Estimated seconds of one step of the search's greedy start: ``candidates`` eigenvalue problems of
+    ``size`` × ``size`` (``GREEDY_OPS`` per squared size, ``GREEDY_CALL_OPS`` each).  Calibrated at one BLAS
+    thread, load average 0.6, on CBCL (361 features): k = 60 / 120 / 180 took 1.8 / 9.4 / 22.3 CPU s before the
+    first node (the incumbents and the root's bound included), the model's greedy 1.5 / 8.3 / 22.3 s."""
+    return candidates * (GREEDY_OPS * size**2 + GREEDY_CALL_OPS) / FLOP_RATE
+
+
 def node_seconds(features: int, nonneg: bool = False) -> float:
     """Estimated seconds of one node bound (:func:`exact`'s ``node_bound``) on a block of ``features`` features,
     the node's own size after node screening (a :class:`certpca.clock.Work` counts it): ``NODE_OPS`` per entry
@@ -442,15 +455,20 @@ def exact(
         screened_out += len(R) - len(keep)
         return [R[p] for p in keep]
 
-    # incumbent: greedy forward selection over the root, and the starts
+    # incumbent: greedy forward selection over the root, charged step by step and stopped with the search's
+    # time (its O(k·D) eigenproblems took 22 s at CBCL k = 180: any S it reached is feasible), and the starts
     S: list[int] = []
     for _ in range(min(k, len(root))):
         cand = [j for j in root if j not in S]
+        stop_at.charge(greedy_step_seconds(len(cand), len(S) + 1))
+        if stop_at.passed():
+            break
         vals = [np.linalg.eigvalsh((Cp if nonneg else C)[np.ix_(S + [j], S + [j])])[-1] for j in cand]
         S.append(cand[int(np.argmax(vals))])
         if nonneg:
             consider(sorted(S))
-    consider(sorted(S))
+    if S:
+        consider(sorted(S))
     for w in incumbents(problem, k, nonneg) if starts is None else starts:
         take(np.asarray(w, dtype=float))
     consider(np.flatnonzero(best_w).tolist())

@@ -46,7 +46,7 @@ def _hard(seed=4, D=12, family="wishart"):
 
 class _Recorded(Work):
     """An unlimited Work that records what was charged each time the search asks whether it has passed (once
-    before each node it expands): ``seen[n]`` is the work of the first n nodes."""
+    in each step of its greedy start, then once before each node it expands)."""
 
     __slots__ = ("seen",)
 
@@ -60,10 +60,11 @@ class _Recorded(Work):
 
 
 def _node_work(P, k, nonneg=False) -> list[float]:
-    """The work an unlimited exact search on P charged before each node it expanded, and at its end."""
+    """The work an unlimited exact search on P charged before each node it expanded, and at its end
+    (``seen[n]``: the work of the first n nodes); the first k checks are the greedy start's steps."""
     w = _Recorded()
     exact(P, k, nonneg, time_limit=w)
-    return w.seen + [w.spent]
+    return w.seen[min(k, P.dim) :] + [w.spent]
 
 
 def test_exact_search_stops_after_the_nodes_of_its_allotment():
@@ -108,7 +109,8 @@ def test_exact_search_charges_each_node_at_its_own_size(nonneg, monkeypatch):
         shrunk += 1
         assert runs[0].used() == runs[1].used() > 0 and res[0].nodes == res[1].nodes
         assert min(sizes) < P.dim - 1  # some child was bounded below the size branching alone leaves
-        assert runs[0].used() < res[0].nodes * 5000 * P.dim**2 / FLOP_RATE  # the former charge
+        greedy = sum(ex.greedy_step_seconds(P.dim - s, s + 1) for s in range(5))  # before the nodes
+        assert runs[0].used() - greedy < res[0].nodes * 5000 * P.dim**2 / FLOP_RATE  # the former charge
     assert shrunk >= 2
 
 
@@ -169,3 +171,34 @@ def test_threshold_rank2_sweep_stops_at_the_step_its_allotment_buys(nonneg):
         assert w.used() <= (steps // 3 + 1) * STEP_SECONDS
     assert runs[0].value == runs[1].value and runs[0].params["time_limit_reached"]
     assert runs[0].value >= full.value >= opt
+
+
+@pytest.mark.parametrize("nonneg", [False, True])
+def test_the_greedy_start_is_charged_and_stops_with_the_search(nonneg, monkeypatch):
+    """The search's greedy start (O(k·D) eigenproblems: 22 CPU s at CBCL k = 180, charged nothing before)
+    charges each step (``greedy_step_seconds``) and stops once its allotment is spent: with an allotment of
+    three steps it takes three, and the search still returns a bound at least the brute-force optimum."""
+    import certpca.solvers.exact as ex
+
+    steps: list[int] = []
+    real = ex.greedy_step_seconds
+
+    def recorded(candidates, size):
+        steps.append(size)
+        return real(candidates, size)
+
+    monkeypatch.setattr(ex, "greedy_step_seconds", recorded)
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(30, 14))
+    P = Problem.from_data(X - X.mean(axis=0))
+    k = 6
+    opt = brute_force(P.dense(), k, nonneg)[0]
+    whole = exact(P, k, nonneg, time_limit=Work())
+    assert steps == list(range(1, k + 1))  # unlimited: every step of the greedy start, each charged
+    steps.clear()
+    allotment = sum(real(P.dim - s, s + 1) for s in range(3)) * (1 + 1e-9)
+    cut = exact(P, k, nonneg, time_limit=Work(allotment))
+    assert steps == [1, 2, 3, 4]  # the fourth step's charge spends the allotment: it is not taken
+    assert not cut.proven and cut.nodes == 0
+    assert cut.upper_bound >= opt and whole.upper_bound >= opt
+    assert whole.proven and abs(whole.value - opt) <= 1e-9 * opt
