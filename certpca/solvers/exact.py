@@ -459,10 +459,10 @@ def exact(
     # time (its O(k·D) eigenproblems took 22 s at CBCL k = 180: any S it reached is feasible), and the starts
     S: list[int] = []
     for _ in range(min(k, len(root))):
-        cand = [j for j in root if j not in S]
-        stop_at.charge(greedy_step_seconds(len(cand), len(S) + 1))
         if stop_at.passed():
             break
+        cand = [j for j in root if j not in S]
+        stop_at.charge(greedy_step_seconds(len(cand), len(S) + 1))
         vals = [np.linalg.eigvalsh((Cp if nonneg else C)[np.ix_(S + [j], S + [j])])[-1] for j in cand]
         S.append(cand[int(np.argmax(vals))])
         if nonneg:
