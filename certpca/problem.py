@@ -33,8 +33,9 @@ from certpca.sparse_factor import SparseFactor, covariance
 FACTOR_BYTES = 2**30
 
 #: sparse D > N data whose dense factor is at most this are densified at once (:meth:`Problem.from_sparse`):
-#: every product then runs on a dense array, several times faster than through sparse column slices (pbmc,
-#: 700 × 765 at 33 % stored: 4 MiB), and the bounds would densify the factor anyway (:meth:`Problem.factor`)
+#: dense products beat sparse column slices on data as dense as pbmc's (700 × 765, 33 % stored, 4 MiB: its fit
+#: in half the CPU) and are no slower at 2-5 % stored (reports/bench/small-sparse.md); the bounds would
+#: densify the factor anyway (:meth:`Problem.factor`).  The limit is one of memory.
 SMALL_FACTOR_BYTES = 2**26
 
 
