@@ -18,7 +18,7 @@ from certpca import text
 from certpca.certification import REGISTRY as BOUNDS
 from certpca.reporting import plots
 from certpca.reporting import tables as T
-from certpca.reporting.saved import ReportRun
+from certpca.reporting.saved import MethodFit, ReportRun
 from certpca.reporting.side import Side, can_fork
 from certpca.reporting.stability import stability_table, stable_count
 
@@ -79,10 +79,9 @@ def skipped_in(run: ReportRun) -> tuple[dict[bool, dict[str, str]], dict[str, st
     return alone, everywhere
 
 
-def mode_figures(run: ReportRun, nonneg: bool) -> dict[str, Markup | None]:
-    """The SVG figures of one sign constraint's section (None where it has none): loadings, sample scores,
-    their heatmap and the stability of the selected features."""
-    best = run.best_fit(nonneg)
+def mode_figures(run: ReportRun, nonneg: bool, best: MethodFit) -> dict[str, Markup | None]:
+    """The SVG figures of one sign constraint's section, whose best fit is ``best`` (None where it has none):
+    loadings, sample scores, their heatmap and the stability of the selected features."""
     slug = T.mode_slug(nonneg)
     sc = run.scores_of(nonneg)
     record = run.stability_of(nonneg)
@@ -98,13 +97,14 @@ def render(run: ReportRun, *, timings: bool = False, jobs: int | None = None) ->
     """The report page for a saved run; with ``jobs`` > 1 processes (None: the cores available,
     reporting/side.py) the figures of the second sign constraint are drawn beside the rest."""
     alone, everywhere = skipped_in(run)
-    shown = [nn for nn in run.settings.nonneg if run.best_fit(nn) is not None]
+    shown = {nn: best for nn in run.settings.nonneg if (best := run.best_fit(nn)) is not None}
     fork = can_fork(jobs)
-    figures = {nn: Side(partial(mode_figures, run, nn), fork and i > 0) for i, nn in enumerate(shown)}
+    figures = {
+        nn: Side(partial(mode_figures, run, nn, best), fork and i > 0) for i, (nn, best) in enumerate(shown.items())
+    }
     path_svg, genes_svg, spectrum_svg = plots.path(run), plots.genes(run), plots.spectrum(run)  # while it draws
     modes = []
-    for nonneg in shown:
-        best = run.best_fit(nonneg)
+    for nonneg, best in shown.items():
         tabs = {
             "results": T.results_table(run, nonneg, timings),
             "bounds": T.bounds_table(run, nonneg, timings),
