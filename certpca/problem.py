@@ -8,7 +8,8 @@ the r × r Gram matrix ``FFᵀ`` (the "Gram trick" of Sigg & Buhmann 2008, §3.1
 Sparse data (:meth:`Problem.from_sparse`) stay sparse: with D ≤ N the D × D
 covariance comes from one set of sparse products; with D > N the factor is
 the implicit :class:`~certpca.sparse_factor.SparseFactor` (centring and
-scaling applied inside its products).  A dask array with D > N (data/chunked.py)
+scaling applied inside its products), unless its dense form is small
+(``SMALL_FACTOR_BYTES``), where dense products are faster.  A dask array with D > N (data/chunked.py)
 gives the implicit :class:`~certpca.dask_factor.DaskFactor`, the same
 interface over column blocks read on demand.  Implicit factors are densified
 only on request and only under ``FACTOR_BYTES``.
@@ -30,6 +31,12 @@ from certpca.sparse_factor import SparseFactor, covariance
 #: the largest dense factor :meth:`Problem.factor` forms from an implicit (sparse or dask) factor (bounds that need
 #: more are skipped with this limit as the reason)
 FACTOR_BYTES = 2**30
+
+#: sparse D > N data whose dense factor is at most this are densified at once (:meth:`Problem.from_sparse`):
+#: dense products beat sparse column slices on data as dense as pbmc's (700 × 765, 33 % stored, 4 MiB: its fit
+#: in half the CPU) and are no slower at 2-5 % stored (reports/bench/small-sparse.md); the bounds would
+#: densify the factor anyway (:meth:`Problem.factor`).  The limit is one of memory.
+SMALL_FACTOR_BYTES = 2**26
 
 
 #: dense factors from this size are rescaled in place for a certificate (:meth:`Problem.scaled_by`)
@@ -99,14 +106,18 @@ class Problem:
 
         D ≤ N: the D × D covariance from sparse products (``sparse_factor.covariance``;
         D × D is small beside the data then, e.g. 10⁵ cells × 2000 genes).  D > N:
-        the implicit factor, no N × D array.
+        the implicit factor, no N × D array; or, within ``SMALL_FACTOR_BYTES`` (and
+        ``FACTOR_BYTES``), its dense form, the same columns (``SparseFactor.columns``).
         """
         n, d = X.shape
         if n < 2:
             raise ValueError("need at least 2 samples for a covariance")
         if d <= n:
             return cls(covariance=covariance(X, mean, scale), feature_ids=feature_ids)
-        return cls(implicit=SparseFactor(X, mean, scale), feature_ids=feature_ids)
+        implicit = SparseFactor(X, mean, scale)
+        if implicit.dense_bytes <= min(SMALL_FACTOR_BYTES, FACTOR_BYTES):
+            return cls(factor=implicit.dense(), feature_ids=feature_ids)
+        return cls(implicit=implicit, feature_ids=feature_ids)
 
     @classmethod
     def from_covariance(cls, C, feature_ids=None) -> Problem:

@@ -96,10 +96,14 @@ def test_column_major_factor_is_kept_without_a_copy_and_gives_the_same_operator(
 
 
 @pytest.mark.parametrize("sparse", [False, True])
-def test_top_pairs_before_the_full_gram_spectrum_equal_numpys(sparse):
+def test_top_pairs_before_the_full_gram_spectrum_equal_numpys(sparse, monkeypatch):
     """eigh(d) on a wide factor not yet decomposed computes only the Gram's top d pairs: the same
     values and vectors (up to sign) as numpy's eigh of the formed C, and as after the full spectrum."""
     import scipy.sparse as sp
+
+    from certpca import problem as problem_module
+
+    monkeypatch.setattr(problem_module, "SMALL_FACTOR_BYTES", 0)  # sparse: the implicit factor
 
     rng = np.random.default_rng(9)
     X = rng.standard_normal((30, 200)) * rng.uniform(0.5, 2, 200)

@@ -16,6 +16,12 @@ from certpca.sparse_factor import covariance
 from tests.brute import brute_force
 
 
+@pytest.fixture(autouse=True)
+def implicit(monkeypatch):
+    """This module tests the implicit factor: small D > N data would otherwise be densified at once."""
+    monkeypatch.setattr(problem_module, "SMALL_FACTOR_BYTES", 0)
+
+
 def _counts(n, d, seed):
     """Sparse nonnegative data with unequal means and spreads (about 30 % stored)."""
     rng = np.random.default_rng(seed)
@@ -240,3 +246,23 @@ def test_default_fit_of_sparse_data_beyond_the_factor_limit_leaves_gpower_out_an
     assert (
         "auto" not in certpca.fit(Problem.from_sparse(X, mean=Xd.mean(axis=0)), 3, nonneg=nonneg).components[0].extras
     )
+
+
+@pytest.mark.parametrize("scale", [False, True])
+def test_small_sparse_data_get_the_implicit_factors_columns_as_a_dense_factor(scale, monkeypatch):
+    """Within SMALL_FACTOR_BYTES, D > N sparse data are held as the dense factor, column for column the
+    implicit factor's (bit for bit), and fit to the implicit factor's component and certificate."""
+    X = _counts(20, 45, 5)  # no constant column
+    Xd = X.toarray()
+    mean, sd = Xd.mean(axis=0), Xd.std(axis=0, ddof=1)
+    implicit = Problem.from_sparse(X, mean=mean, scale=sd if scale else None)
+    monkeypatch.setattr(problem_module, "SMALL_FACTOR_BYTES", 8 * 20 * 45)
+    small = Problem.from_sparse(X, mean=mean, scale=sd if scale else None)
+    assert small._S is None and implicit._S is not None
+    np.testing.assert_array_equal(small.factor(), implicit._S.columns(np.arange(45)))
+    a, b = certpca.fit(small, 4), certpca.fit(implicit, 4)
+    assert a.components[0].support == b.components[0].support
+    assert a.components[0].variance == pytest.approx(b.components[0].variance, rel=1e-10)
+    assert certpca.certify(a).upper_bound == pytest.approx(certpca.certify(b).upper_bound, rel=1e-8)
+    monkeypatch.setattr(problem_module, "SMALL_FACTOR_BYTES", 8 * 20 * 45 - 1)  # one byte short: implicit
+    assert Problem.from_sparse(X, mean=mean)._S is not None

@@ -1,11 +1,14 @@
 """Render a saved run as one self-contained HTML page (jinja2 templates in ``templates/``).
 
 No scripts, no external fonts or styles, figures inline as SVG: the page opens
-offline and prints cleanly.  Byte-identical for the same run (no timestamps).
+offline and prints cleanly.  Byte-identical for the same run (no timestamps), on one process or
+several (the figures of every sign constraint but the first are drawn in a forked child,
+reporting/side.py: the page is drawn after everything else, when the other core is idle).
 """
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import jinja2
@@ -15,7 +18,8 @@ from certpca import text
 from certpca.certification import REGISTRY as BOUNDS
 from certpca.reporting import plots
 from certpca.reporting import tables as T
-from certpca.reporting.saved import ReportRun
+from certpca.reporting.saved import MethodFit, ReportRun
+from certpca.reporting.side import Side, can_fork
 from certpca.reporting.stability import stability_table, stable_count
 
 
@@ -75,14 +79,32 @@ def skipped_in(run: ReportRun) -> tuple[dict[bool, dict[str, str]], dict[str, st
     return alone, everywhere
 
 
-def render(run: ReportRun, *, timings: bool = False) -> str:
-    """The report page for a saved run."""
+def mode_figures(run: ReportRun, nonneg: bool, best: MethodFit) -> dict[str, Markup | None]:
+    """The SVG figures of one sign constraint's section, whose best fit is ``best`` (None where it has none):
+    loadings, sample scores, their heatmap and the stability of the selected features."""
+    slug = T.mode_slug(nonneg)
+    sc = run.scores_of(nonneg)
+    record = run.stability_of(nonneg)
+    return {
+        "loadings_svg": Markup(plots.loadings(run, best, f"loadings-{slug}")),
+        "scores_svg": Markup(plots.scores(run, sc, f"scores-{slug}")) if sc else None,
+        "heatmap_svg": Markup(svg) if sc and (svg := plots.heatmap(run, sc, best, f"heatmap-{slug}")) else None,
+        "stability_svg": Markup(plots.stability(run, record, f"stability-{slug}")) if record else None,
+    }
+
+
+def render(run: ReportRun, *, timings: bool = False, jobs: int | None = None) -> str:
+    """The report page for a saved run; with ``jobs`` > 1 processes (None: the cores available,
+    reporting/side.py) the figures of the second sign constraint are drawn beside the rest."""
     alone, everywhere = skipped_in(run)
+    shown = {nn: best for nn in run.settings.nonneg if (best := run.best_fit(nn)) is not None}
+    fork = can_fork(jobs)
+    figures = {
+        nn: Side(partial(mode_figures, run, nn, best), fork and i > 0) for i, (nn, best) in enumerate(shown.items())
+    }
+    path_svg, genes_svg, spectrum_svg = plots.path(run), plots.genes(run), plots.spectrum(run)  # while it draws
     modes = []
-    for nonneg in run.settings.nonneg:
-        best = run.best_fit(nonneg)
-        if best is None:
-            continue
+    for nonneg, best in shown.items():
         tabs = {
             "results": T.results_table(run, nonneg, timings),
             "bounds": T.bounds_table(run, nonneg, timings),
@@ -91,29 +113,23 @@ def render(run: ReportRun, *, timings: bool = False) -> str:
             "features": T.features_table(run, nonneg),
             "stability": stability_table(run, nonneg),
         }
-        slug = T.mode_slug(nonneg)
-        sc = run.scores_of(nonneg)
+        record = run.stability_of(nonneg)
         modes.append(
             {
                 "nonneg": nonneg,
                 "name": T.mode_name(nonneg),
-                "slug": slug,
+                "slug": T.mode_slug(nonneg),
                 "best": best,
                 "cert": best.certificate,
                 "tables": {k: _shown(v) for k, v in tabs.items() if v is not None},
-                "loadings_svg": Markup(plots.loadings(run, best, f"loadings-{slug}")),
-                "scores_svg": Markup(plots.scores(run, sc, f"scores-{slug}")) if sc else None,
-                "heatmap_svg": Markup(svg) if sc and (svg := plots.heatmap(run, sc, best, f"heatmap-{slug}")) else None,
                 "skipped": alone.get(nonneg, {}),
-                "stable": run.stability_of(nonneg),
-                "stable_count": stable_count(record) if (record := run.stability_of(nonneg)) else 0,
-                "stability_svg": Markup(plots.stability(run, record, f"stability-{slug}")) if record else None,
+                "stable": record,
+                "stable_count": stable_count(record) if record else 0,
+                **figures[nonneg].result(),
             }
         )
     g = run.genes
     gene_tabs = {"genes": _shown(T.genes_table(run)), "tests": _shown(T.tests_table(run))} if g else {}
-    path_svg = plots.path(run)
-    genes_svg = plots.genes(run)
     ctx = {
         "run": run,
         "d": run.data,
@@ -123,7 +139,7 @@ def render(run: ReportRun, *, timings: bool = False) -> str:
         "timings": timings,
         "preprocessing": text.describe_preprocessing(run.data.preprocessing),
         "data_table": _shown(T.data_table(run)),
-        "spectrum_svg": Markup(plots.spectrum(run)),
+        "spectrum_svg": Markup(spectrum_svg),
         "path_svg": Markup(path_svg) if path_svg else None,
         "genes_svg": Markup(genes_svg) if genes_svg else None,
         "genes": g,
