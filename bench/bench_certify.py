@@ -17,6 +17,7 @@ BLAS thread.
     python bench/bench_certify.py --expression-only  # only the expression sets at k <= 50 (about 30 min)
     python bench/bench_certify.py --expression-only khan cbcl  # only these data sets' rows, in this order
     python bench/bench_certify.py --fit-proofs [--baseline DIR]  # `certpca fit` on the proof cells (and DIR's)
+    python bench/bench_certify.py --cbcl-budgets [--baseline DIR]  # CBCL k = 30, 50 at 15 and 60 s (and DIR's)
     python bench/bench_certify.py --expression-only --save rows.jsonl --label "main at X"  # rows saved, not published
     python bench/bench_certify.py --expression-only --before rows.jsonl  # a before column from a saved run
     python bench/bench_certify.py --expression-only --before rows.jsonl --measured a.jsonl,b.jsonl  # both saved
@@ -188,13 +189,12 @@ FIT_ROWS = [  # data, options, also run on the baseline checkout (main vs branch
 ]
 
 
-def _fit(root: str, data: str, args: str) -> dict:
-    """`python -m certpca fit DATA ARGS --json` run from the checkout ``root`` (its certpca imported): the
-    component's value, whether it is proven optimal (the certificate's verdict, or the exact solver's proof),
-    the upper bound, the certificate's winner, and the child's CPU seconds."""
+def _child(root: str, argv: list[str]) -> tuple[dict | None, float, str]:
+    """`python -m certpca ARGV` run from the checkout ``root`` (its certpca imported): (its JSON output or None,
+    the child's CPU seconds, the last line of its stderr when it failed)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(
-        [sys.executable, "-m", "certpca", "fit", data, *args.split(), "--json"],
+        [sys.executable, "-m", "certpca", *argv],
         cwd=root,
         env={**CHILD_ENV, "PYTHONPATH": root},
         capture_output=True,
@@ -203,8 +203,17 @@ def _fit(root: str, data: str, args: str) -> dict:
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     if done.returncode:
-        return {"error": (done.stderr.strip().splitlines() or ["no output"])[-1], "cpu": cpu}
-    out = json.loads(done.stdout)
+        return None, cpu, (done.stderr.strip().splitlines() or ["no output"])[-1]
+    return json.loads(done.stdout), cpu, ""
+
+
+def _fit(root: str, data: str, args: str) -> dict:
+    """`python -m certpca fit DATA ARGS --json` run from the checkout ``root``: the component's value, whether it
+    is proven optimal (the certificate's verdict, or the exact solver's proof), the upper bound, the
+    certificate's winner, and the child's CPU seconds."""
+    out, cpu, error = _child(root, ["fit", data, *args.split(), "--json"])
+    if out is None:
+        return {"error": error, "cpu": cpu}
     comp = out["components"][0]
     if out["certificates"]:
         cert = out["certificates"][0]
@@ -245,6 +254,61 @@ def fit_section(baseline: str | None) -> str:
         "",
         "| data | options | code | proven | value | upper bound | winner | CPU s | load |",
         "|---|---|---|---|---|---|---|---|---|",
+    ]
+    return "\n".join(head + lines) + "\n"
+
+
+#: the heading of the CBCL k = 30 / 50 rows at two budgets (issue 28's "CBCL k = 30 and 50: >= 99.5%")
+CBCL_HEADING = '## CBCL raw k = 30 and 50 at the default budget and at 60 s (issue 28, helper "cbcl30")'
+
+#: `certpca certify cbcl ARGS --json` rows: k, w >= 0, budget (None: the default)
+CBCL_ROWS = [(k, nn, b) for b in (None, 60) for k in (30, 50) for nn in (False, True)]
+
+
+def cbcl_section(baseline: str | None) -> str:
+    """The CBCL_ROWS on this checkout and, in turn, on ``baseline`` (another checkout) in the same run: the
+    certified fraction, the winner, the sample-space bounds' values (× the vector's value) and the matrix
+    bound's Z steps, and the child's CPU seconds."""
+    here = str(REPORTS.parent.parent)
+    load = os.getloadavg()[0]
+    lines = []
+    for k, nonneg, budget in CBCL_ROWS:
+        argv = ["certify", "cbcl", "--k", str(k), *(["--nonneg"] if nonneg else [])]
+        argv += [] if budget is None else ["--budget", f"{budget:g}"]
+        for label, root in [("branch", here)] + ([("main", baseline)] if baseline else []):
+            row_load = os.getloadavg()[0]
+            out, cpu, error = _child(root, [*argv, "--json"])
+            if out is None:
+                cells = f"error: {error} | | | | | |"
+            else:
+                by = {b["name"]: b for b in out["bounds"]}
+                names = ("dabe_sdp", "dabe_sdp_matrix")
+                ratio = {n: f"{by[n]['value'] / out['value']:.5f}" if n in by else "" for n in names}
+                z = by.get("dabe_sdp_matrix", {}).get("params", {}).get("z_steps", "")
+                cells = (
+                    f"{out['value']:.6g} | {100 * out['certified_fraction']:.2f}% | {out['winner']} | "
+                    f"{ratio['dabe_sdp']} | {ratio['dabe_sdp_matrix']} | {z} |"
+                )
+            budget_s = "default (15)" if budget is None else f"{budget:g}"
+            sign = "nonneg" if nonneg else "signed"
+            lines.append(f"| {k} | {sign} | {budget_s} | {label} | {cells} {cpu:.1f} | {row_load:.1f} |")
+            print(lines[-1], flush=True)
+    head = [
+        CBCL_HEADING,
+        "",
+        "Command: `python bench/bench_certify.py --cbcl-budgets"
+        + (" --baseline DIR`" if baseline else "`")
+        + "; each row is `python -m certpca certify cbcl --k K [--nonneg] [--budget B] --json` in a child process "
+        "with one BLAS thread"
+        + (", from this branch and from the checkout DIR in turn" if baseline else "")
+        + f"; {os.cpu_count()} cores shared with other jobs (load average {load:.1f} at the start, "
+        f"{os.getloadavg()[0]:.1f} at the end; each row's load at its start beside it). dabe_sdp and "
+        "dabe_sdp_matrix: their bounds × the vector's value (empty: not run); Z steps: the matrix bound's; "
+        "CPU s = the child's user + system seconds.",
+        "",
+        "| k | sign | budget (s) | code | value | certified | winner | dabe_sdp | dabe_sdp_matrix | Z steps | CPU s "
+        "| load |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     return "\n".join(head + lines) + "\n"
 
@@ -444,6 +508,10 @@ def main():
     if "--fit-proofs" in sys.argv:
         base = sys.argv[sys.argv.index("--baseline") + 1] if "--baseline" in sys.argv else None
         publish("certify.md", _with_section(FIT_HEADING, fit_section(base)))
+        return
+    if "--cbcl-budgets" in sys.argv:
+        base = sys.argv[sys.argv.index("--baseline") + 1] if "--baseline" in sys.argv else None
+        publish("certify.md", _with_section(CBCL_HEADING, cbcl_section(base)))
         return
     if "--screening-only" in sys.argv:
         publish("certify.md", _with_section(SCREENING_HEADING, screening_section()))

@@ -46,6 +46,7 @@ from certpca.certification.numerics import (
     timed,
 )
 from certpca.certification.sdp_sample import (
+    DABE_SDP,
     MAX_SAMPLES,
     MIX,
     START_KEY,
@@ -76,10 +77,21 @@ Z_FLOOR = 1e-3
 #: Frank–Wolfe at one Z stops at this relative gap between the (unsafe) dual and the primal value
 STOP_GAP = 1e-3
 
-#: a step's r × r eigenproblems (X^½, X^½ZX^½ in each of ~3 line-search points, Z⁻¹ and the direction),
-#: operations per r³, charged beside dABE's step model: measured at one BLAS thread, CPU time, load 9,
-#: CBCL r = 361: 0.18 s a step (0.02 s in dABE's model alone), khan r = 63: 0.027 s (0.022 s)
-CUBE_OPS = 340
+#: a step's r × r eigenproblems (X^½, X^½ZX^½ in each of ~3–6 line-search points, Z⁻¹ and the direction),
+#: operations per r³, charged beside dABE's step model.  Measured at one BLAS thread, CPU time of
+#: :func:`_frank_wolfe` per step, load average 4.7 on the 2-core bench machine: CBCL k = 30 (r = 361) 0.225 s
+#: a step (dABE's model alone 0.029 s; the model with this 0.226 s), khan raw k = 20 (r = 63) 0.0227 s (0.0228;
+#: 0.0239).  It was 340, ten times the 0.18 s a step it was calibrated on at CBCL: 1.63 s charged a step,
+#: so a 60 s budget left the bound about 20 of its steps there
+CUBE_OPS = 42
+
+#: a Z step's own work, in Frank–Wolfe steps (:data:`CUBE_OPS`' step model): its first primal point and direction
+#: (computed also when the Frank–Wolfe steps stop at once), its certified value, Z's square roots and the
+#: subgradient.  Measured as CUBE_OPS (CPU seconds, load average 4.7): CBCL k = 30 0.106 s (a step 0.226 s),
+#: khan raw k = 20 0.016 s (0.024 s), alon raw k = 20 0.011 s (0.021 s).  Uncharged before: on CBCL k = 30 the
+#: later Z steps make no Frank–Wolfe step, so the bound ran its 400 Z steps, 104 s on a 60 s budget, and on alon
+#: raw k = 20 it took 7.3 CPU s for 3.9 s charged
+Z_STEP_SHARE = 0.6
 
 
 def _sqrt_psd(A: np.ndarray, floor: float = 0.0) -> np.ndarray:
@@ -225,6 +237,7 @@ def matrix_dabe_bound(
         if deadline.passed():
             break
         # at Z = ρI, dABE's own iterate is the primal point: its bound is dABE's, so no step there
+        deadline.charge(Z_STEP_SHARE * step)
         try:
             X, p, y, _f = _frank_wolfe(F, X, Z, k, steps if z_step else 0, deadline, step)
             value = certified_value(F, ferr, _sqrt_psd(Z), y, k)
@@ -258,7 +271,9 @@ DABE_SDP_MATRIX = BoundSpec(
     COST_SDP,
     time_option="time_limit",
     target_option="target",
-    default_when=lambda problem: problem.uses_factor,  # wide data, where dabe_sdp (just before it) often leads
+    # wherever dabe_sdp (just before it) is a default: wide data, and dense D > 150 (CBCL k = 30, r = 361: dABE's
+    # 1.0096 × the vector's value falls to 1.0045 in 6 Z steps, where dABE's own search had converged)
+    default_when=DABE_SDP.default_when,
     estimate=sample_space_seconds,
     charges=True,  # each Frank–Wolfe step, dabe_sdp's search first
     sign_free=True,

@@ -96,6 +96,19 @@ def test_charges_its_work_and_stops():
     assert min(b_small.value, b_large.value) >= opt
 
 
+def test_z_steps_are_charged_without_frank_wolfe_steps():
+    """A Z step's own work (its certified value, first primal point and direction) is charged even when it makes
+    no Frank–Wolfe step: with none per Z, a small allotment still ends the Z steps before ``outer`` (uncharged,
+    CBCL k = 30 ran all 400 on a 60 s budget), and the bound stays valid."""
+    rng = np.random.default_rng(8)
+    P = Problem.from_data(rng.standard_normal((20, 12)) * rng.uniform(0.3, 2.0, 12))
+    opt, _ = brute_force(P.dense(), 5, False)
+    work = Work(0.1)
+    b = matrix_dabe_bound(P, 5, time_limit=work, steps=0, outer=400)
+    assert b.params["time_limit_reached"] and 0 < b.params["z_steps"] < 400
+    assert b.value >= opt
+
+
 def test_warm_start_from_dabe_sdp_never_below_the_optimum():
     """Started where a dabe_sdp search left off (Problem.memo, as in a certificate): valid, at dABE's ρ, and
     at most dABE's bound, on every family, signed and nonnegative, dense and factor problems."""
@@ -131,16 +144,20 @@ def test_skipped_when_another_bound_leads():
     assert matrix_dabe_bound(P, 4, time_limit=Work(1.0), target=first.value).value <= first.value
 
 
-def test_default_on_wide_data_after_dabe_sdp():
-    """In the default list on a factor problem (wide data) and not on a dense one; a certificate computes it
-    after dabe_sdp and starts it where dabe_sdp ended, or skips it when another bound leads."""
+def test_default_where_dabe_sdp_is_and_after_it():
+    """In the default list wherever dabe_sdp is, on a factor problem (wide data) and on a dense one with D > 150,
+    and not on a small dense one; a certificate computes it after dabe_sdp and starts it where dabe_sdp ended,
+    or skips it when another bound leads."""
     rng = np.random.default_rng(10)
     wide = Problem.from_data(rng.standard_normal((8, 60)) * rng.uniform(0.2, 2.0, 60))
     dense = Problem.from_covariance(random_psd(rng, 8, "spiked"))
+    large = Problem.from_covariance(random_psd(rng, 160, "spiked"))
     assert "dabe_sdp_matrix" in default_bounds(wide, False)
     assert "dabe_sdp_matrix" not in default_bounds(dense, False)
-    order = computing_order(default_bounds(wide, False), wide)
-    assert order.index("dabe_sdp_matrix") == order.index("dabe_sdp") + 1
+    for P in (wide, large):
+        assert "dabe_sdp_matrix" in default_bounds(P, False) and "dabe_sdp" in default_bounds(P, False)
+        order = computing_order(default_bounds(P, False), P)
+        assert order.index("dabe_sdp_matrix") == order.index("dabe_sdp") + 1
     ran = skipped = 0
     for seed in range(6):
         P = Problem.from_data(np.random.default_rng(seed).standard_normal((8, 60)))
