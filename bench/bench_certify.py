@@ -207,6 +207,29 @@ def _child(root: str, argv: list[str]) -> tuple[dict | None, float, str]:
     return json.loads(done.stdout), cpu, ""
 
 
+def _checkouts(baseline: str | None, label: str = "main") -> list[tuple[str, str]]:
+    """(label, root) of this checkout and, when given, of the checkout ``baseline``: the trees a row runs on."""
+    return [("branch", str(REPORTS.parent.parent))] + ([(label, baseline)] if baseline else [])
+
+
+def _command(option: str, baseline: str | None, row: str, load: float) -> str:
+    """The opening of a section's note: its command, what each row runs, the trees and the load."""
+    return (
+        f"Command: `python bench/bench_certify.py {option}"
+        + (" --baseline DIR`" if baseline else "`")
+        + f"; each row is `{row}` in a child process with one BLAS thread"
+        + (", from this branch and (rows marked main) from the checkout DIR in turn" if baseline else "")
+        + f"; {os.cpu_count()} cores shared with other jobs (load average {load:.1f} at the start, "
+        f"{os.getloadavg()[0]:.1f} at the end; each row's load at its start beside it)."
+    )
+
+
+def _section(heading: str, note: str, columns: list[str], lines: list[str]) -> str:
+    """A section of certify.md: its heading, its note and a table of ``columns`` with the rows ``lines``."""
+    head = [heading, "", note, "", "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    return "\n".join(head + lines) + "\n"
+
+
 def _fit(root: str, data: str, args: str) -> dict:
     """`python -m certpca fit DATA ARGS --json` run from the checkout ``root``: the component's value, whether it
     is proven optimal (the certificate's verdict, or the exact solver's proof), the upper bound, the
@@ -225,11 +248,10 @@ def _fit(root: str, data: str, args: str) -> dict:
 
 def fit_section(baseline: str | None) -> str:
     """The FIT_ROWS on this checkout, and those marked on ``baseline`` (another checkout) in the same run."""
-    here = str(REPORTS.parent.parent)
     load = os.getloadavg()[0]
     lines = []
     for data, args, compare in FIT_ROWS:
-        for label, root in [("branch", here)] + ([("main", baseline)] if baseline and compare else []):
+        for label, root in _checkouts(baseline if compare else None):
             row_load = os.getloadavg()[0]
             r = _fit(root, data, args)
             if "error" in r:
@@ -239,23 +261,14 @@ def fit_section(baseline: str | None) -> str:
                 cells = f"{'yes' if r['proven'] else 'no'} | {r['value']:.6g} | {upper} | {r['winner']} | "
             lines.append(f"| {data} | `{args}` | {label} | {cells}{r['cpu']:.1f} | {row_load:.1f} |")
             print(lines[-1], flush=True)
-    head = [
-        FIT_HEADING,
-        "",
-        "Command: `python bench/bench_certify.py --fit-proofs"
-        + (" --baseline DIR`" if baseline else "`")
-        + "; each row is `python -m certpca fit DATA OPTIONS --json` in a child process with one BLAS thread"
-        + (", from this branch and (rows marked main) from the checkout DIR in turn" if baseline else "")
-        + f"; {os.cpu_count()} cores shared with other jobs (load average {load:.1f} at the start, "
-        f"{os.getloadavg()[0]:.1f} at the end; each row's load at its start beside it). 'proven' = the "
-        "certificate says optimal (gap ≤ 1e-6 relative), or, with `--no-certify`, the exact solver's proof; "
-        "'value' = the component's variance, the vector the user gets; CPU s = the child's user + system "
-        "seconds.",
-        "",
-        "| data | options | code | proven | value | upper bound | winner | CPU s | load |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-    return "\n".join(head + lines) + "\n"
+    note = (
+        _command("--fit-proofs", baseline, "python -m certpca fit DATA OPTIONS --json", load)
+        + " 'proven' = the certificate says optimal (gap ≤ 1e-6 relative), or, with `--no-certify`, the exact "
+        "solver's proof; 'value' = the component's variance, the vector the user gets; CPU s = the child's user "
+        "+ system seconds."
+    )
+    columns = ["data", "options", "code", "proven", "value", "upper bound", "winner", "CPU s", "load"]
+    return _section(FIT_HEADING, note, columns, lines)
 
 
 #: the heading of the CBCL k = 30 / 50 rows at two budgets (issue 28's "CBCL k = 30 and 50: >= 99.5%")
@@ -263,19 +276,19 @@ CBCL_HEADING = '## CBCL raw k = 30 and 50 at the default budget and at 60 s (iss
 
 #: `certpca certify cbcl ARGS --json` rows: k, w >= 0, budget (None: the default)
 CBCL_ROWS = [(k, nn, b) for b in (None, 60) for k in (30, 50) for nn in (False, True)]
+CBCL_COMMAND = "python -m certpca certify cbcl --k K [--nonneg] [--budget B] --json"
 
 
 def cbcl_section(baseline: str | None) -> str:
     """The CBCL_ROWS on this checkout and, in turn, on ``baseline`` (another checkout) in the same run: the
     certified fraction, the winner, the sample-space bounds' values (× the vector's value) and the matrix
     bound's Z steps, and the child's CPU seconds."""
-    here = str(REPORTS.parent.parent)
     load = os.getloadavg()[0]
     lines = []
     for k, nonneg, budget in CBCL_ROWS:
         argv = ["certify", "cbcl", "--k", str(k), *(["--nonneg"] if nonneg else [])]
         argv += [] if budget is None else ["--budget", f"{budget:g}"]
-        for label, root in [("branch", here)] + ([("main", baseline)] if baseline else []):
+        for label, root in _checkouts(baseline):
             row_load = os.getloadavg()[0]
             out, cpu, error = _child(root, [*argv, "--json"])
             if out is None:
@@ -293,24 +306,13 @@ def cbcl_section(baseline: str | None) -> str:
             sign = "nonneg" if nonneg else "signed"
             lines.append(f"| {k} | {sign} | {budget_s} | {label} | {cells} {cpu:.1f} | {row_load:.1f} |")
             print(lines[-1], flush=True)
-    head = [
-        CBCL_HEADING,
-        "",
-        "Command: `python bench/bench_certify.py --cbcl-budgets"
-        + (" --baseline DIR`" if baseline else "`")
-        + "; each row is `python -m certpca certify cbcl --k K [--nonneg] [--budget B] --json` in a child process "
-        "with one BLAS thread"
-        + (", from this branch and from the checkout DIR in turn" if baseline else "")
-        + f"; {os.cpu_count()} cores shared with other jobs (load average {load:.1f} at the start, "
-        f"{os.getloadavg()[0]:.1f} at the end; each row's load at its start beside it). dabe_sdp and "
-        "dabe_sdp_matrix: their bounds × the vector's value (empty: not run); Z steps: the matrix bound's; "
-        "CPU s = the child's user + system seconds.",
-        "",
-        "| k | sign | budget (s) | code | value | certified | winner | dabe_sdp | dabe_sdp_matrix | Z steps | CPU s "
-        "| load |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    return "\n".join(head + lines) + "\n"
+    note = (
+        _command("--cbcl-budgets", baseline, CBCL_COMMAND, load)
+        + " dabe_sdp and dabe_sdp_matrix: their bounds × the vector's value (empty: not run); Z steps: the "
+        "matrix bound's; CPU s = the child's user + system seconds."
+    )
+    columns = ["k", "sign", "budget (s)", "code", "value", "certified", "winner", "dabe_sdp", "dabe_sdp_matrix"]
+    return _section(CBCL_HEADING, note, [*columns, "Z steps", "CPU s", "load"], lines)
 
 
 def _key(name: str, kw: dict, k: int, nonneg: bool) -> str:
