@@ -274,6 +274,18 @@ def whole_run(model: Callable, evaluations: float, fixed: float = 0.0) -> Callab
     return work
 
 
+#: estimated work per entry of C that the Gershgorin bound forms, in flops beside r/2 for its share of the product
+#: (BLAS runs above FLOP_RATE): the absolute values and the partition of the k largest; against CPU seconds on one
+#: BLAS thread, leukemia 0.088 s estimated for 0.085, khan 0.087 for 0.083, pbmc 0.031 for 0.016 (reports/bench/work.md)
+GERSHGORIN_ENTRY_OPS = 175
+
+
+def gershgorin_block_seconds(rows: int, dim: int, factor_rows: int) -> float:
+    """Estimated seconds of ``rows`` rows of C formed (from a factor of ``factor_rows`` rows; 0: dense) and
+    their k largest entries found."""
+    return rows * dim * (GERSHGORIN_ENTRY_OPS + factor_rows / 2) / FLOP_RATE
+
+
 def quadratic_seconds(problem, k) -> float:
     """Estimated seconds of forming every entry of C once: O(r·D²) from a factor, O(D²) dense."""
     r = problem.factor_rows if problem.uses_factor else 1

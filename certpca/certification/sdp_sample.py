@@ -333,6 +333,10 @@ def _frank_wolfe(S: _Sample, X, iters, k, F, asq, ferr, deadline, target=math.in
     return best, X, psi, it, False
 
 
+#: the steps a search charges before it can first stop: the primal at its start, one step, the dual value
+FIRST_STEPS = 3
+
+
 def step_seconds(rows: int, active: int, features: int = 0) -> float:
     """Estimated seconds of one Frank–Wolfe step with ``rows`` samples and ``active`` features at ρ: the
     r × r sums over them (dual value, direction), a Newton root per feature in up to r directions
@@ -406,6 +410,9 @@ def dabe_sdp_bound(
         if not np.any(asq > rho):
             continue
         S = _Sample(F, asq, rho)
+        first = FIRST_STEPS * step_seconds(S.r, len(S.act), len(asq))
+        if not results and deadline.left() < first:  # a search cut after its first step bounds nothing useful
+            raise NotApplicable(f"its first Frank–Wolfe step needs about {first:.3g} s of work, more than is left")
         b, X, _, it, at_target = _frank_wolfe(S, X, coarse_iters, k, F, asq, ferr, deadline, reach, only_at_start=True)
         if not at_target:
             reach = math.inf

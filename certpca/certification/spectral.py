@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from certpca.certification.numerics import (
+    BOUND_SECONDS,
     DENSE_LIMIT,
     Bound,
     NotApplicable,
@@ -17,6 +18,7 @@ from certpca.certification.numerics import (
     dense_eigen_seconds,
     dense_matrix,
     gamma,
+    gershgorin_block_seconds,
     gershgorin_columns,
     linear_seconds,
     lmax_upper,
@@ -26,7 +28,6 @@ from certpca.certification.numerics import (
     spectrum_margin,
     timed,
     topk_sum,
-    whole_run,
 )
 from certpca.certification.spec import (
     COST_EIGEN,
@@ -43,6 +44,19 @@ SUBNORMAL_MIN = 2.0**-1074
 
 #: memory for one block of rows of FᵀF in the factor Gershgorin bound
 GERSHGORIN_BLOCK_BYTES = 32 * 2**20
+
+
+def gershgorin_seconds(problem, k) -> float:
+    """The Gershgorin bound's work before it can first stop: its screen and first row block of a factor (the
+    whole of a dense C); each later block it charges itself."""
+    D = problem.dim
+    if not problem.uses_factor:
+        return BOUND_SECONDS + gershgorin_block_seconds(D, D, 0)
+    return BOUND_SECONDS + gershgorin_block_seconds(_block_rows(D, GERSHGORIN_BLOCK_BYTES), D, problem.factor_rows)
+
+
+def _block_rows(dim: int, block_bytes: int) -> int:
+    return max(1, min(dim, block_bytes // (8 * dim)))
 
 
 @timed
@@ -151,7 +165,9 @@ def gershgorin_bound(
     the result is the full maximum: every row not formed has u_i ≤ that screen ≤
     the best formed row, and row i's value ≤ u_i.  Stopped early by ``time_limit``
     (seconds, checked between blocks), it returns max(best row, next screen), which
-    is ≥ every row's value and so still a valid bound, and says so in ``params``.
+    is ≥ every row's value and so still a valid bound, and says so in ``params``; a
+    :class:`~certpca.clock.Work` is charged each block after the first (:func:`gershgorin_block_seconds`)
+    before it is formed, and one it cannot pay for is not.
     Validity: each formed entry has error ≤ γ_r·√(C_ii C_jj) ≤ γ_r·max C_jj, so
     the margin is k·γ_r·max_j C_jj plus γ_k·value for the sums, plus rel 1e-10.
     """
@@ -163,12 +179,15 @@ def gershgorin_bound(
         r = problem.factor_rows
         screen = gershgorin_screen(diag, k, r)
         order = np.argsort(-screen, kind="stable")
-        b = max(1, min(D, block_bytes // (8 * D)))
+        b = _block_rows(D, block_bytes)
         best, p = -np.inf, 0
         while p < D and screen[order[p]] > best:
-            if p and stop_at.passed():
-                break
             idx = order[p : p + b]
+            if p:  # the first block is the certificate's to charge (gershgorin_seconds)
+                cost = gershgorin_block_seconds(len(idx), D, r)
+                if stop_at.left() < cost:
+                    break
+                stop_at.charge(cost)
             best = max(best, float(np.max(gershgorin_columns(problem.columns(idx), idx, diag[idx], k, nonneg))))
             p += len(idx)
         complete = bool(p == D or screen[order[p]] <= best)
@@ -196,7 +215,8 @@ GERSHGORIN = BoundSpec(
     gershgorin_bound,
     COST_QUADRATIC,
     time_option="time_limit",
-    work=whole_run(sample_space_seconds, 20, 0.05),  # its row blocks (leukemia 0.15 CPU s, khan 0.09)
+    estimate=gershgorin_seconds,
+    charges=True,  # each row block after the first
     description="largest row sum of the k largest |C_ij| (nonneg: positive parts)",
     reference="Elementary: Gershgorin's circle theorem on C_SS for the optimal support S, "
     "λmax(C_SS) ≤ max_i Σ_{j∈S} |C_ij|; for w ≥ 0 the row-sum bound on the spectral radius "

@@ -234,7 +234,7 @@ def test_at_d_1e5_every_default_bound_runs_in_the_budget_or_is_skipped_with_the_
     ran = {b.name for b in c.bounds}
     assert ran | set(c.skipped) == names and not ran & set(c.skipped)
     # what ran: trace (the cheapest bound always runs, O(D)); every other one is estimated beyond the budget,
-    # a bound that charges its steps by what comes before its first, one that does not (gershgorin) by its
+    # a bound that charges its steps by what comes before its first, one that does not by its
     # whole run (certpca/clock.py: each bound charges all or none)
     assert ran == {"trace"} and set(limits) == ran
     for name in names - ran:

@@ -5,8 +5,9 @@ import pytest
 
 from certpca import datasets
 from certpca.certification import gershgorin_bound
-from certpca.certification.numerics import gamma, safe
+from certpca.certification.numerics import gamma, gershgorin_block_seconds, safe
 from certpca.certification.spectral import gershgorin_screen
+from certpca.clock import Work
 from certpca.problem import Problem
 
 
@@ -101,3 +102,17 @@ def test_stopped_by_its_time_limit_it_is_still_at_or_above_the_full_value():
     assert not cut.params["complete"] and cut.params["rows_formed"] == 5
     assert cut.value >= full.value
     assert full.params["complete"]
+
+
+def test_under_work_it_charges_each_block_after_the_first_and_forms_none_it_cannot_pay_for():
+    """The first block is the certificate's to charge (its estimate); three more blocks' worth of work forms
+    exactly three more, and the value stays at or above the full one."""
+    rng = np.random.default_rng(6)
+    P = Problem(factor=rng.standard_normal((10, 300)))  # equal variances: the screen prunes nothing
+    full = gershgorin_bound(P, 10)
+    block = gershgorin_block_seconds(5, 300, 10)
+    work = Work(3.5 * block)
+    cut = gershgorin_bound(P, 10, block_bytes=8 * 300 * 5, time_limit=work)
+    assert cut.params["rows_formed"] == 20 and not cut.params["complete"]
+    assert work.used() == pytest.approx(3 * block) and work.used() <= work.seconds
+    assert cut.value >= full.value

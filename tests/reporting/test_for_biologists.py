@@ -41,28 +41,32 @@ def test_the_budget_cut_is_stated_and_sign_free_bounds_are_shared():
     run = _quick(ds, k=3, genes=False, bounds="lambda1,dabe,threshold,dabe_sdp", budget=0.0)
     plain, nonneg = (run.best_fit(nn).certificate for nn in (False, True))
     for cert in (plain, nonneg):
-        assert [b.name for b in cert.bounds] == ["lambda1", "dabe", "threshold", "dabe_sdp"]  # none skipped
-        assert cert.skipped == {}
-    # dabe_sdp ignores w >= 0: the nonnegative certificate holds the plain one's numbers, computed once
+        # the threshold bound evaluates its first ρ; dabe_sdp cannot pay for its first steps and says so
+        assert [b.name for b in cert.bounds] == ["lambda1", "dabe", "threshold"]
+        assert list(cert.skipped) == ["dabe_sdp"] and "first Frank–Wolfe step" in cert.skipped["dabe_sdp"]
+    # dabe ignores w >= 0: the nonnegative certificate holds the plain one's numbers, computed once
     shared = {b.name: b for b in plain.bounds}
     for b in nonneg.bounds:
-        if b.name in ("lambda1", "dabe", "dabe_sdp"):
+        if b.name in ("lambda1", "dabe"):
             assert b == shared[b.name]
     stated = [n for n in run.notes if "allotment" in n]
-    # the threshold bound's rank-2 sweep has the same allotment; the nonnegative certificate reused dabe_sdp
-    # (no note of its own for it) and computed its own threshold bound
+    # the threshold bound's rank-2 sweep has the same allotment; the nonnegative certificate computed its own
     assert sorted(stated) == [
         "certificate at k (nonnegative): threshold used its allotment of 0 s of estimated work (--budget 0) "
         "before converging; a larger budget can tighten the bound",
-        "certificate at k: threshold, dabe_sdp used its allotment of 0 s of estimated work (--budget 0) before "
+        "certificate at k: threshold used its allotment of 0 s of estimated work (--budget 0) before "
         "converging; a larger budget can tighten the bound",
     ]
-    assert "dabe_sdp used its allotment of 0 s" in render(run)
+    page = render(run)
+    assert "threshold used its allotment of 0 s" in page and "first Frank–Wolfe step" in page
     # an allotment the bound did not use up is not mentioned: 3 runs (plain threshold and dabe_sdp, nonnegative
     # threshold) share half the budget, 600 s each
     roomy = _quick(ds, k=3, genes=False, bounds="lambda1,dabe,threshold,dabe_sdp", budget=3600.0)
     assert not roomy.best_fit(False).certificate.bounds[-1].params["time_limit_reached"]
     assert not [n for n in roomy.notes if "allotment" in n]
+    # dabe_sdp ignores w >= 0 too: computed once, by the plain certificate
+    plain_sdp, nonneg_sdp = ({b.name: b for b in roomy.best_fit(nn).certificate.bounds}["dabe_sdp"] for nn in (0, 1))
+    assert nonneg_sdp == plain_sdp
 
 
 def test_the_report_says_which_bound_stopped_where_it_could_not_win():
