@@ -72,6 +72,7 @@ __all__ = [
     "pair_jaccard",
     "kmeans",
     "kmeans_jaccard",
+    "load_kmeans",
     "svd_entropy",
     "ce_scores",
     "ce_ranking",
@@ -193,6 +194,13 @@ def _lloyd(X: np.ndarray, xx: np.ndarray, n_clusters: int, rng, max_iter: int) -
     else:
         warnings.warn(f"k-means did not converge in {max_iter} iterations", ConvergenceWarning, stacklevel=3)
     return labels, centroids, n_iter
+
+
+def load_kmeans() -> None:
+    """Load k-means' compiled step (:mod:`certpca._lloyd`, from numba's disk cache: about 0.5 s of CPU in a fresh
+    process) by one run on two points, so that a process forked afterwards (the report's gene-set test,
+    reporting/genes.py) shares it instead of loading its own copy."""
+    kmeans(np.array([[0.0], [1.0]]), 2, rng=np.random.default_rng(0))
 
 
 def kmeans_jaccard(X, labels, n_clusters: int | None = None, n_init: int = 100, seed: int = 0) -> np.ndarray:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
@@ -119,6 +120,31 @@ def stability(
     ``seed`` before any fit runs and fitted on ``n_jobs`` processes (default: every core), so the
     result does not depend on the number of processes or the machine's load.
     """
+    (result,) = stabilities(
+        dataset,
+        [{"k": k, **fit_options}],
+        n_subsamples=n_subsamples,
+        fraction=fraction,
+        threshold=threshold,
+        seed=seed,
+        n_jobs=n_jobs,
+    )
+    return result
+
+
+def stabilities(
+    dataset: Dataset,
+    fits: Sequence[Mapping],
+    *,
+    n_subsamples: int = 100,
+    fraction: float = 0.5,
+    threshold: float = THRESHOLD,
+    seed: int = 0,
+    n_jobs: int | None = None,
+) -> list[Stability]:
+    """:func:`stability` of several fits on the same subsamples, one per mapping of ``fits`` (its ``k`` and
+    fit options, e.g. the same method with and without ``nonneg``): each subsample's covariance is
+    formed and decomposed once for all of them, and each result is the one :func:`stability` gives."""
     if dataset.is_covariance or dataset.n_samples is None:
         raise InputError("stability needs samples × features data: a covariance has no samples to resample")
     n = dataset.n_samples
@@ -130,28 +156,37 @@ def stability(
         raise InputError.bad_argument(
             "fraction", f"gives subsamples of {size} of {n} samples; a fit needs 2 to {n - 1}"
         )
-    reference = fit_components(dataset.problem(), k, seed=seed, **fit_options)
-    ks = [c.k for c in reference.components]
+    runs = [(options["k"], {o: v for o, v in options.items() if o != "k"}) for options in fits]
+    whole = dataset.problem()
+    references = [_fit(whole, k, seed, options) for k, options in runs]
     complementary = bool(np.isclose(fraction, 0.5))
     subsamples = _subsamples(n, size, n_subsamples, complementary, seed)
-    supports = _fit_all(dataset, subsamples, reference, k, seed, fit_options, n_jobs)
-    counts = np.sum(supports, axis=0)
-    columns = list(reference.rotation.columns)
-    frequencies = pd.DataFrame(counts / len(subsamples), index=dataset.feature_ids, columns=columns)
-    bound = (
-        [q * q / ((2 * threshold - 1) * dataset.n_features) for q in ks] if complementary and threshold > 0.5 else None
-    )
-    return Stability(
-        frequencies=frequencies,
-        reference=reference,
-        k=ks,
-        n_subsamples=len(subsamples),
-        fraction=fraction,
-        complementary=complementary,
-        threshold=threshold,
-        seed=seed,
-        expected_false=bound,
-    )
+    supports = _fit_all(dataset, subsamples, references, runs, seed, n_jobs)
+    out = []
+    for reference, chosen in zip(references, supports):
+        ks = [c.k for c in reference.components]
+        counts = np.sum(chosen, axis=0)
+        columns = list(reference.rotation.columns)
+        frequencies = pd.DataFrame(counts / len(subsamples), index=dataset.feature_ids, columns=columns)
+        bound = (
+            [q * q / ((2 * threshold - 1) * dataset.n_features) for q in ks]
+            if complementary and threshold > 0.5
+            else None
+        )
+        out.append(
+            Stability(
+                frequencies=frequencies,
+                reference=reference,
+                k=ks,
+                n_subsamples=len(subsamples),
+                fraction=fraction,
+                complementary=complementary,
+                threshold=threshold,
+                seed=seed,
+                expected_false=bound,
+            )
+        )
+    return out
 
 
 def _subsamples(n: int, size: int, count: int, complementary: bool, seed: int) -> list[np.ndarray]:
@@ -170,40 +205,42 @@ def _subsamples(n: int, size: int, count: int, complementary: bool, seed: int) -
 _SHARED: dict = {}
 
 
-def _fit_all(dataset, subsamples, reference, k, seed, fit_options, n_jobs) -> np.ndarray:
-    """Support indicators, subsamples × features × components, matched to ``reference``."""
+def _fit_all(dataset, subsamples, references, runs, seed, n_jobs) -> list[np.ndarray]:
+    """Per run, support indicators subsamples × features × components, matched to its reference."""
     values = dataset.matrix if dataset.is_sparse else dataset.columns(np.arange(dataset.n_features))
     _SHARED.update(
         values=values,
         ids=dataset.feature_ids,
         center=bool(dataset.preprocessing.get("center", True)),
         scale=bool(dataset.preprocessing.get("scale", False)),
-        reference=np.column_stack([c.weights for c in reference.components]),
-        k=k,
+        references=[np.column_stack([c.weights for c in r.components]) for r in references],
+        runs=runs,
         seed=seed,
-        options=fit_options,
     )
     jobs = min(os.cpu_count() or 1, len(subsamples)) if n_jobs is None else check_int(n_jobs, "n_jobs", low=1)
     try:
         if jobs == 1 or "fork" not in multiprocessing.get_all_start_methods():
             with threadpool_limits(limits=1):
-                return np.array([_support(rows) for rows in subsamples])
-        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-            chunk = max(1, len(subsamples) // (4 * jobs))
-            return np.array(list(pool.map(_support_one_thread, subsamples, chunksize=chunk)))
+                chosen = [_support(rows) for rows in subsamples]
+        else:
+            with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+                chunk = max(1, len(subsamples) // (4 * jobs))
+                chosen = list(pool.map(_support_one_thread, subsamples, chunksize=chunk))
     finally:
         _SHARED.clear()
+    return [np.array([c[i] for c in chosen]) for i in range(len(runs))]
 
 
-def _support_one_thread(rows: np.ndarray) -> np.ndarray:
+def _support_one_thread(rows: np.ndarray) -> list[np.ndarray]:
     """:func:`_support` with one BLAS thread: the processes already use the cores."""
     with threadpool_limits(limits=1):
         return _support(rows)
 
 
-def _support(rows: np.ndarray) -> np.ndarray:
-    """Fit the subsample ``rows`` (centred and scaled on its own) and return, features × components,
-    whether the component matched to each reference component loads each feature."""
+def _support(rows: np.ndarray) -> list[np.ndarray]:
+    """Fit the subsample ``rows`` (centred and scaled on its own) with each run's options, on one covariance
+    (its spectrum computed once), and return per run, features ×
+    components, whether the component matched to each reference component loads each feature."""
     s = _SHARED
     sub = s["values"][rows]
     if isinstance(sub, np.ndarray):
@@ -214,14 +251,24 @@ def _support(rows: np.ndarray) -> np.ndarray:
         mean = np.asarray(sub.mean(axis=0)).ravel() if s["center"] else None
         spread = _spread(sub, mean) if s["scale"] else None
         problem = Problem.from_sparse(sub.tocsc(), s["ids"], mean=mean, scale=spread)
-    fit = fit_components(problem, s["k"], seed=s["seed"], **s["options"])
-    W = np.column_stack([c.weights for c in fit.components])
-    R = s["reference"]
-    chosen = np.zeros(R.shape, dtype=bool)
-    cos = np.abs(R.T @ W)  # unit columns: |cosine| of every reference and subsample component
-    ref, sub_idx = linear_sum_assignment(cos, maximize=True)
-    chosen[:, ref] = W[:, sub_idx] != 0
-    return chosen
+    out = []
+    for R, (k, options) in zip(s["references"], s["runs"]):
+        fit = _fit(problem, k, s["seed"], options)
+        W = np.column_stack([c.weights for c in fit.components])
+        chosen = np.zeros(R.shape, dtype=bool)
+        cos = np.abs(R.T @ W)  # unit columns: |cosine| of every reference and subsample component
+        ref, sub_idx = linear_sum_assignment(cos, maximize=True)
+        chosen[:, ref] = W[:, sub_idx] != 0
+        out.append(chosen)
+    return out
+
+
+def _fit(problem: Problem, k, seed: int, options: Mapping) -> Fit:
+    """``fit_components`` as on a covariance of its own: what an earlier fit left in ``problem.memo`` would
+    change a fit of the same sign (its floor reads a path's PC1 prefixes there), so the memo is emptied;
+    the rest a fit caches (the spectrum) depends on the covariance alone."""
+    problem.memo.clear()
+    return fit_components(problem, k, seed=seed, **options)
 
 
 def _spread(sub, mean: np.ndarray | None) -> np.ndarray:
@@ -239,4 +286,4 @@ def _spread(sub, mean: np.ndarray | None) -> np.ndarray:
     return np.where(sd > 0, sd, 1.0)
 
 
-__all__ = ["THRESHOLD", "Stability", "stability"]
+__all__ = ["THRESHOLD", "Stability", "stabilities", "stability"]

@@ -166,6 +166,21 @@ def test_kmeans_matches_a_numpy_lloyd_run_for_run(d):
             assert n_iter == ref_iter
 
 
+def test_load_kmeans_loads_the_step_the_gene_evaluation_calls():
+    """What :func:`ev.load_kmeans` loads before the report forks its gene-set test is the compiled step that
+    k-means × Jaccard and the gene-set test then call: they add no signature of their own."""
+    from certpca._lloyd import assign_and_update
+
+    ev.load_kmeans()
+    loaded = set(assign_and_update.signatures)
+    assert loaded
+    rng = np.random.default_rng(3)
+    X, labels = rng.standard_normal((40, 6)), np.arange(40) % 3
+    ev.kmeans_jaccard(X, labels, n_init=2)
+    ev.best_partition_jaccard(X, labels, n_init=2)
+    assert set(assign_and_update.signatures) == loaded
+
+
 def test_isometric_reduction_keeps_the_clustering():
     rng = np.random.default_rng(5)
     X, y = planted(n_per=(8, 8, 8), d=3, spread=1.0, seed=5)

@@ -10,7 +10,7 @@ import pytest
 import certpca
 from certpca.data import Dataset, prepare
 from certpca.errors import InputError
-from certpca.stability_selection import stability
+from certpca.stability_selection import stabilities, stability
 
 
 def spiked(n: int, d: int, supports: list[range], strengths: list[float], seed: int = 0) -> Dataset:
@@ -65,6 +65,30 @@ def test_the_result_depends_on_the_seed_only_not_on_the_processes():
     one = stability(ds, 8, n_subsamples=12, seed=4, n_jobs=1)
     two = stability(ds, 8, n_subsamples=12, seed=4, n_jobs=2)
     pd.testing.assert_frame_equal(one.frequencies, two.frequencies)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_fits_sharing_their_halves_give_what_each_gives_alone(sparse):
+    """:func:`stabilities` forms each half's covariance once for several fits (the report's plain and
+    nonnegative refits): bit for bit what :func:`stability` gives each fit alone, also for two fits of the same
+    sign, whose memo a shared covariance would otherwise carry from one to the other."""
+    ds = spiked(60, 150, [range(8)], [15.0], seed=3)
+    if sparse:
+        sp = pytest.importorskip("scipy.sparse")
+        X = np.abs(ds.columns(np.arange(ds.n_features)))
+        ds = certpca.load(sp.csr_matrix(X))
+    fits = [
+        {"k": 8, "nonneg": False, "method": "auto"},
+        {"k": 8, "nonneg": True, "method": "auto"},
+        {"k": 5, "nonneg": False, "method": "em", "n_components": 2},
+        {"k": 4, "nonneg": False, "method": "threshold"},
+    ]
+    together = stabilities(ds, fits, n_subsamples=12, seed=4, n_jobs=1)
+    for options, shared in zip(fits, together):
+        alone = stability(ds, n_subsamples=12, seed=4, n_jobs=1, **options)
+        pd.testing.assert_frame_equal(shared.frequencies, alone.frequencies, check_exact=True)
+        pd.testing.assert_frame_equal(shared.reference.rotation, alone.reference.rotation, check_exact=True)
+        assert shared.expected_false == alone.expected_false and shared.k == alone.k
 
 
 def test_sparse_input_gives_the_dense_frequencies():

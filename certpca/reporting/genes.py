@@ -72,6 +72,7 @@ def gene_selection_run(
     supports = {c.k: c.support for c in path}
     # the component's genes as the evaluation's table lists them (its rows' features, as text)
     genes = [str(f) for f in supports[featured]]
+    ev.load_kmeans()  # before the gene-set test's child is forked, which then shares the compiled step
     tested = (start or (lambda work: work))(partial(ev.gene_set_test, ds, genes, seed=seed))
     nspc = f"nonnegative sparse PC ({method})"
     ce = "CE simple ranking"

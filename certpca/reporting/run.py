@@ -70,7 +70,7 @@ from certpca.reporting.saved import (
     Settings,
 )
 from certpca.reporting.side import Side, can_fork, cores, recorded
-from certpca.reporting.stability import STABILITY_REFS, stability_record
+from certpca.reporting.stability import STABILITY_REFS, stability_records
 from certpca.results import Component, Fit
 from certpca.solvers import REGISTRY as SOLVERS
 from certpca.version import __version__
@@ -505,12 +505,21 @@ def compute(ds: Dataset, problem: Problem, plan: Plan, jobs: int | None = None) 
         # the nonnegative certificate runs beside the plain one (fit_and_certify, reporting/beside.py)
         genes = partial(gene_selection_run, ds, **_gene_options(plan), start=lambda work: Side(work, fork).result)
         gene_side = Side(lambda: recorded(genes), fork) if plan.genes else None
-        stable_sides: dict[bool, Side] = {}
+        # the stability refits of every sign constraint share their halves' covariances: one child refits them
+        # all, started with the last sign constraint's best fit (or after the fits, when that one has none)
+        stable_bests: dict[bool, Fit] = {}
+        stable_side: list[Side] = []
+
+        def refit_stability() -> None:
+            if stable_bests and not stable_side:
+                refits = partial(stability_records, ds, list(stable_bests.values()), plan.stability, plan.seed)
+                stable_side.append(Side(refits, fork))
 
         def fitted_best(nonneg: bool, best: Fit) -> None:
             if plan.stability:
-                refits = partial(stability_record, ds, best, plan.stability, plan.seed)
-                stable_sides[nonneg] = Side(refits, fork)
+                stable_bests[nonneg] = best
+                if nonneg == plan.nonneg_modes[-1]:
+                    refit_stability()
 
         data = describe_data(ds, problem)
         step("spectrum")
@@ -518,11 +527,11 @@ def compute(ds: Dataset, problem: Problem, plan: Plan, jobs: int | None = None) 
         give = None if handoff is None else handoff.give
         beside = {nn: Side(partial(fitted_beside, ds, problem, plan, nn, give), fork) for nn in plan.nonneg_modes[1:]}
         fitted = fit_and_certify(ds, problem, plan, step, fitted_best, beside, fork, handoff)
+        refit_stability()
         paths, bands, path_notes = path_and_band(problem, plan, fitted, step, jobs) if plan.ks else ([], [], [])
-        stable = []
-        for nonneg, side in stable_sides.items():
-            stable.append(side.result())
-            step(f"stability{suffix(nonneg)}")
+        stable = stable_side[0].result() if stable_side else []
+        for record in stable:
+            step(f"stability{suffix(record.nonneg)}")
         gene = None
         if gene_side is not None:
             gene, done = gene_side.result()

@@ -1,5 +1,5 @@
 """The report's "How stable are these features?" section: stability selection of the best fit's first
-component (:func:`certpca.stability_selection.stability`) as a saved record and its table."""
+component (:func:`certpca.stability_selection.stabilities`) as a saved record and its table."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from certpca.data import Dataset
 from certpca.reporting.formats import Table, Units, fmt, mode_name, mode_slug
 from certpca.reporting.saved import ReportRun, SavedStability, StabilityRow
 from certpca.results import Fit
-from certpca.stability_selection import stability
+from certpca.stability_selection import Stability, stabilities
 
 #: what the section cites
 STABILITY_REFS = (
@@ -20,20 +20,26 @@ STABILITY_REFS = (
 )
 
 
-def stability_record(ds: Dataset, fit: Fit, n_subsamples: int, seed: int) -> SavedStability:
-    """Refit ``fit``'s method at its k on ``n_subsamples`` halves of the samples (complementary pairs), in this
-    process: the report runs it in a child process beside the certificates (reporting/side.py), which a pool of
-    its own would crowd out (the result does not depend on the number of processes)."""
-    options = fit.options
-    result = stability(
+def stability_records(ds: Dataset, fits: list[Fit], n_subsamples: int, seed: int) -> list[SavedStability]:
+    """Refit each of ``fits``' methods at its k on the same ``n_subsamples`` halves of the samples (complementary
+    pairs), each half's covariance formed once for all of them (:func:`certpca.stability_selection.stabilities`),
+    in this process: the report runs it in a child process beside the certificates (reporting/side.py), which a
+    pool of its own would crowd out (the result does not depend on the number of processes)."""
+    results = stabilities(
         ds,
-        int(options["k"]),
+        [
+            {"k": int(f.options["k"]), "nonneg": bool(f.options["nonneg"]), "method": str(f.options["method"])}
+            for f in fits
+        ],
         n_subsamples=n_subsamples,
         seed=seed,
         n_jobs=1,
-        nonneg=bool(options["nonneg"]),
-        method=str(options["method"]),
     )
+    return [_saved(fit.options, result) for fit, result in zip(fits, results)]
+
+
+def _saved(options: dict, result: Stability) -> SavedStability:
+    """The saved record of one fit's stability: its settings and its first component's ranked features."""
     table = result.ranked(1)
     return SavedStability(
         nonneg=bool(options["nonneg"]),
@@ -80,4 +86,4 @@ def stability_table(run: ReportRun, nonneg: bool) -> Table | None:
     return Table(f"stability-{mode_slug(nonneg)}", caption, pd.DataFrame(disp), pd.DataFrame(raw))
 
 
-__all__ = ["STABILITY_REFS", "stability_record", "stability_table", "stable_count"]
+__all__ = ["STABILITY_REFS", "stability_records", "stability_table", "stable_count"]

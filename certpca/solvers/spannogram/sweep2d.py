@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...clock import Deadline
-from .topk import REL_TOL, relevant_curves, top_k_supports
+from .topk import REL_TOL, relevant_curves, subsets, top_k_supports
 
 #: default number of curves a leaf interval may leave undecided before its crossings are sorted
 SWEEP_LEAF = 48
@@ -58,8 +58,8 @@ def _interval_bounds(V1, V2, r, ta, tb, nonneg: bool) -> tuple[np.ndarray, np.nd
 
 def _critical_angles(VR: np.ndarray, nonneg: bool, period: float) -> np.ndarray:
     """Angles in [0, period) of the hyperplanes among the rows VR ([APD14] Sec. 4.1)."""
-    m = len(VR)
-    iu, ju = np.triu_indices(m, 1)
+    pairs = subsets(len(VR), 2)
+    iu, ju = pairs[:, 0], pairs[:, 1]
     W = np.vstack([VR[iu] - VR[ju], VR if nonneg else VR[iu] + VR[ju]])
     # wᵀc(θ) = w1 cos θ + w2 sin θ = 0  ⇔  θ = atan2(−w1, w2)  (mod π)
     th = np.mod(np.arctan2(-W[:, 0], W[:, 1]), np.pi)

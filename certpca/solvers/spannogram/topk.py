@@ -8,6 +8,9 @@ direction c the best support is ``top_k(|Vc|)`` (sparse) or ``top_k((Vc)₊)``
 
 from __future__ import annotations
 
+import functools
+from itertools import combinations
+
 import numpy as np
 
 from ...problem import Problem
@@ -77,6 +80,15 @@ def top_k_supports(Y: np.ndarray, k: int, nonneg: bool) -> tuple[np.ndarray, np.
     if idx.shape[1] < k:
         idx = np.hstack([idx, np.full((m, k - idx.shape[1]), n)])
     return idx.astype(np.int64), f
+
+
+@functools.lru_cache(maxsize=256)
+def subsets(rows: int, d: int) -> np.ndarray:
+    """The d-subsets of range(rows) as an (m, d) array, in lexicographic order (for d = 2 the pairs of
+    ``np.triu_indices(rows, 1)``); cached, read-only: the sweeps' leaves and patches repeat their sizes."""
+    out = np.array(list(combinations(range(rows), d)), dtype=np.int64).reshape(-1, d)
+    out.flags.writeable = False
+    return out
 
 
 def relevant_curves(lo, hi, k: int, nonneg: bool, slack: float) -> np.ndarray:

@@ -12,14 +12,13 @@ enumeration is reported as truncated, never as exact.
 
 from __future__ import annotations
 
-import functools
 import math
 from itertools import combinations, product
 
 import numpy as np
 
 from ...errors import InputError
-from .topk import REL_TOL, relevant_curves, top_k_supports
+from .topk import REL_TOL, relevant_curves, subsets, top_k_supports
 from .values import null_vectors
 
 #: at one vertex, at most this many ways to complete a support from a tie (per size);
@@ -210,7 +209,7 @@ def _combination_blocks(rows: int, d: int):
     """All d-subsets of range(rows) (ascending rows) in blocks: one block while they are few
     (a patch's boundary curves), else one block per first index (plain Alg. 2 on many rows)."""
     if math.comb(rows, d) <= COMBINATION_BLOCK:
-        yield _combinations(rows, d)
+        yield subsets(rows, d)
         return
     for i1 in range(rows - d + 1):
         tails = np.array(list(combinations(range(i1 + 1, rows), d - 1)), dtype=np.int64).reshape(-1, d - 1)
@@ -229,14 +228,6 @@ def _tied_triples(planes, s: np.ndarray) -> np.ndarray:
     M &= np.arange(Tij.shape[0])[None, :] > J[:, None]
     p, L = np.nonzero(M)
     return np.column_stack([I[p], J[p], L]).astype(np.int64, copy=False)
-
-
-@functools.lru_cache(maxsize=256)
-def _combinations(rows: int, d: int) -> np.ndarray:
-    """The d-subsets of range(rows) as an (m, d) array (cached: patches repeat their sizes)."""
-    out = np.array(list(combinations(range(rows), d)), dtype=np.int64).reshape(-1, d)
-    out.flags.writeable = False
-    return out
 
 
 def _patch_vertices_3d(V, k, nonneg, tol, leaf, out, truncated):
