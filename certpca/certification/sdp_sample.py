@@ -294,9 +294,7 @@ class _Stall:
     ``window`` seconds of ``deadline``'s work (:data:`STALL_WINDOW`); ``fired`` once it has.  Above ``target``
     (the bounds before it) it never stalls: the matrix bound after it starts only from a bound that leads."""
 
-    def __init__(
-        self, deadline, best: float, target: float, window: float = STALL_WINDOW, rtol: float = STALL_RTOL
-    ):
+    def __init__(self, deadline, best: float, target: float, window: float, rtol: float):
         self.deadline, self.target, self.window, self.rtol = deadline, target, window, rtol
         self.best, self.fired = best, False
         self.marks: list[tuple[float, float]] = [(deadline.used(), best)]  # (work used, best bound then)
@@ -454,7 +452,7 @@ def dabe_sdp_bound(
         results[rho] = (b, X)
     if not results:
         raise NotApplicable("no feature has ‖a_i‖² above the ρ grid")
-    stalled = _Stall(deadline, min(b for b, _ in results.values()), target) if stall else None
+    stalled = _Stall(deadline, min(b for b, _ in results.values()), target, STALL_WINDOW, STALL_RTOL) if stall else None
     for _level in range(RHO_LEVELS):
         if stalled is not None and stalled.fired:
             break
