@@ -307,7 +307,8 @@ class _Stall:
         while len(self.marks) > 1 and self.marks[1][0] <= now - self.window:
             self.marks.pop(0)
         then, before = self.marks[0]
-        self.fired = self.best < self.target and now - then >= self.window and before - self.best <= self.rtol * self.best
+        flat = now - then >= self.window and before - self.best <= self.rtol * self.best
+        self.fired = flat and self.best < self.target
         return self.fired
 
 

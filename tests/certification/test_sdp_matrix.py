@@ -6,8 +6,14 @@ import dataclasses
 import numpy as np
 import pytest
 
-from certpca.certification import REGISTRY, sdp_sample
-from certpca.certification import certify_vector, dabe_sdp_bound, default_bounds, matrix_dabe_bound
+from certpca.certification import (
+    REGISTRY,
+    certify_vector,
+    dabe_sdp_bound,
+    default_bounds,
+    matrix_dabe_bound,
+    sdp_sample,
+)
 from certpca.certification.duals import factor_with_error
 from certpca.certification.numerics import NotApplicable
 from certpca.certification.schedule import computing_order
