@@ -431,6 +431,8 @@ def certify_vector(
                 kw[spec.support_option] = np.flatnonzero(w)
             if spec.target_option is not None and np.isfinite(upper):
                 kw[spec.target_option] = float(np.ldexp(upper, -e))  # on the rescaled problem the bound sees
+            if spec.stall_option is not None and any(REGISTRY[n].continues == name for n, _ in order[at + 1 :]):
+                kw[spec.stall_option] = True  # what it would spend stalled, the bound that continues it uses
             if progress is not None:
                 progress(name, work.used() - spent_before)
             try:

@@ -277,6 +277,7 @@ DABE_SDP_MATRIX = BoundSpec(
     estimate=sample_space_seconds,
     charges=True,  # each Frank–Wolfe step, dabe_sdp's search first
     sign_free=True,
+    continues="dabe_sdp",
     description="dABE sample-space bound with a matrix multiplier: λmax(kZ + ΣY_i), Y_i ⪰ a_ia_iᵀ − Z, Y_i ⪰ 0",
     reference=DABE + " (§4), with the multiplier ρI of the cardinality constraint replaced by a matrix Z ⪰ 0, "
     "the dual of the constraint Σ_i P_i ⪯ kX (certpca's own strengthening).",

@@ -107,6 +107,14 @@ STOP_GAP = 1e-3
 #: levels of ρ refinement after the coarse grid (best ρ and the midpoints to its neighbours)
 RHO_LEVELS = 3
 
+#: with ``stall`` (a certificate that computes the matrix bound after it, which starts from its best ρ and primal
+#: point): the ρ refinement ends once its best bound fell by less than STALL_RTOL (relative) over the last
+#: STALL_WINDOW seconds of work.  CBCL raw k = 50, 60 s budget: dabe_sdp falls 1.0314 → 1.0298 × the vector's
+#: value in its last 7 s of work, while the matrix bound's Z steps from 1.031 reach 1.0050 in 32 s of work
+#: (from the converged 1.0298: 38 s) (reports/bench/certify.md, helper "cbcl50")
+STALL_WINDOW = 2.0
+STALL_RTOL = 1e-3
+
 #: ρ grid, as multiples of L/k with L a feasible value (the note's optimum lies near 0.6)
 RHO_FACTORS = (0.3, 0.45, 0.6, 0.75, 0.9)
 
@@ -281,7 +289,32 @@ def dual_matrix(F, asq, rho, act, y) -> tuple[np.ndarray, float]:
     return (M + M.T) / 2, gamma(len(act) + 3) * weight + tau + tau_out
 
 
-def _frank_wolfe(S: _Sample, X, iters, k, F, asq, ferr, deadline, target=math.inf, only_at_start=False):
+class _Stall:
+    """Whether a search's best bound, below ``target``, fell by less than ``rtol`` (relative) over the last
+    ``window`` seconds of ``deadline``'s work (:data:`STALL_WINDOW`); ``fired`` once it has.  Above ``target``
+    (the bounds before it) it never stalls: the matrix bound after it starts only from a bound that leads."""
+
+    def __init__(self, deadline, best: float, target: float, window: float, rtol: float):
+        self.deadline, self.target, self.window, self.rtol = deadline, target, window, rtol
+        self.best, self.fired = best, False
+        self.marks: list[tuple[float, float]] = [(deadline.used(), best)]  # (work used, best bound then)
+
+    def seen(self, value: float) -> bool:
+        """Record a bound just computed; True (and ``fired``) when the best has stalled."""
+        self.best = min(self.best, value)
+        now = self.deadline.used()
+        self.marks.append((now, self.best))
+        while len(self.marks) > 1 and self.marks[1][0] <= now - self.window:
+            self.marks.pop(0)
+        then, before = self.marks[0]
+        flat = now - then >= self.window and before - self.best <= self.rtol * self.best
+        self.fired = flat and self.best < self.target
+        return self.fired
+
+
+def _frank_wolfe(
+    S: _Sample, X, iters, k, F, asq, ferr, deadline, target=math.inf, only_at_start=False, stall: _Stall | None = None
+):
     """Frank–Wolfe on ψ at one ρ from X; returns (best safe bound, X, primal value, iterations,
     whether it stopped at ``target``).  Each step is charged to ``deadline`` (:class:`certpca.clock.Work`
     counts it) at :func:`step_seconds`.
@@ -292,6 +325,7 @@ def _frank_wolfe(S: _Sample, X, iters, k, F, asq, ferr, deadline, target=math.in
     this ρ is at least the relaxation's value kρ + ψ(ρ) ≥ kρ + ψ(X) (weak duality;
     the Newton roots approach h_i from below): once that reaches ``target`` no bound
     below it can come from this ρ, and the search stops (``only_at_start``: only before its first step).
+    It stops too once ``stall`` (the whole search's best bound) has stalled.
     """
     deadline = deadline_after(deadline)  # a Deadline, or seconds from now
     step = step_seconds(S.r, len(S.act), len(asq))
@@ -304,6 +338,8 @@ def _frank_wolfe(S: _Sample, X, iters, k, F, asq, ferr, deadline, target=math.in
         best = min(best, dual_value(F, asq, S.rho, k, S.act, y, ferr))
         if k * S.rho + psi >= target and (it == 1 or not only_at_start):
             return best, X, psi, it, True
+        if stall is not None and stall.seen(best):
+            break
         B, ub = X.extend(S.direction(y))
         ft = S.primal(X.toward(B, ub, t))
         tries = 1  # evaluations of the primal in this step's line search
@@ -369,6 +405,7 @@ def dabe_sdp_bound(
     time_limit: Deadline | float = 40.0,
     rho_factors=RHO_FACTORS,
     target: float = math.inf,
+    stall: bool = False,
 ) -> Bound:
     """OPT ≤ kρ + λmax(ΣY_i) with Y_i from a Frank–Wolfe solution of the dABE SDP (module docstring).
 
@@ -380,7 +417,9 @@ def dabe_sdp_bound(
     evaluated dual point is a valid bound; the smallest is kept.
     ``target`` (a certificate's best bound so far) ends a refining search at a ρ as soon as the
     relaxation's value there is seen to reach it (``params["stopped_at_target"]`` counts those
-    searches): the bound then returned is weaker, never invalid; ``params["time_limit_reached"]``
+    searches): the bound then returned is weaker, never invalid; with ``stall`` the refinement ends once its
+    best bound has stalled (:data:`STALL_WINDOW`; ``params["stalled"]``), for the matrix bound after it to
+    continue from there; ``params["time_limit_reached"]``
     says whether ``time_limit`` cut the search short.  The coarse pass's searches start
     each from the last one's iterate, and cutting them short left the later ones worse started
     (leukemia log2 signed k = 50: 1.0279 × the vector's value against 1.0201), so they run in full,
@@ -421,17 +460,20 @@ def dabe_sdp_bound(
         results[rho] = (b, X)
     if not results:
         raise NotApplicable("no feature has ‖a_i‖² above the ρ grid")
+    stalled = _Stall(deadline, min(b for b, _ in results.values()), target, STALL_WINDOW, STALL_RTOL) if stall else None
     for _level in range(RHO_LEVELS):
+        if stalled is not None and stalled.fired:
+            break
         rhos = sorted(results)
         best_rho = min(results, key=lambda p: results[p][0])
         j = rhos.index(best_rho)
         cands = [best_rho] + [(best_rho + rhos[i]) / 2 for i in (j - 1, j + 1) if 0 <= i < len(rhos)]
         X0 = results[best_rho][1]
         for rho in cands:
-            if deadline.passed():
+            if deadline.passed() or (stalled is not None and stalled.fired):
                 break
             S = _Sample(F, asq, rho)
-            b, Xn, _, it, at_target = _frank_wolfe(S, X0, fine_iters, k, F, asq, ferr, deadline, target)
+            b, Xn, _, it, at_target = _frank_wolfe(S, X0, fine_iters, k, F, asq, ferr, deadline, target, stall=stalled)
             stopped += at_target
             iters_total += it
             if rho not in results or b < results[rho][0]:
@@ -452,6 +494,7 @@ def dabe_sdp_bound(
             "active_features": int(np.sum(asq > best_rho)),
             "samples": r,
             "stopped_at_target": stopped,
+            "stalled": stalled is not None and stalled.fired,
             "time_limit_reached": out_of_time,
         },
         0.0,
@@ -471,6 +514,7 @@ DABE_SDP = BoundSpec(
     COST_SDP,
     time_option="time_limit",
     target_option="target",
+    stall_option="stall",
     default_when=_default_when,
     estimate=sample_space_seconds,
     charges=True,  # each Frank–Wolfe step

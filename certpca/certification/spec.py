@@ -107,6 +107,13 @@ class BoundSpec:
         ``time_option`` (its steps' estimated seconds), so a budget can stop it part way.  False: it
         charges nothing, runs to its end under a budget, and the certificate charges it :meth:`work_on`
         (each bound charges all of its work or none of it: certpca/clock.py).
+    stall_option : str or None
+        The keyword through which ``func`` accepts ``True`` to end its search once its bound stalls; a
+        certificate passes it when a bound that ``continues`` this one comes after it (dabe_sdp, whose last
+        0.2% took 7 s of work on CBCL k = 50, hands that time to the matrix bound).  None: it takes none.
+    continues : str or None
+        The bound whose search this one continues from where it stopped (the matrix bound starts at
+        dabe_sdp's best ρ and primal point).  None: none.
     work : callable or None
         ``work(problem, k) -> seconds``: the estimated work of a whole run, for a bound that does not
         charge (calibrated against CPU seconds in reports/bench/work.md).  None: ``estimate``.
@@ -137,6 +144,8 @@ class BoundSpec:
     factor_share: float | None = None
     charges: bool = False
     work: Callable | None = None
+    stall_option: str | None = None
+    continues: str | None = None
 
     def share_on(self, problem, default: float) -> float:
         """The share of the budget left it is given on ``problem``: ``factor_share`` on a factor problem when

@@ -1,15 +1,24 @@
 """The dABE bound with a matrix multiplier (certification/sdp_matrix.py) against brute force, zero tolerance:
 signed and nonnegative, dense and factor problems, tied optima and strongly negative correlations."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
-from certpca.certification import certify_vector, dabe_sdp_bound, default_bounds, matrix_dabe_bound
+from certpca.certification import (
+    REGISTRY,
+    certify_vector,
+    dabe_sdp_bound,
+    default_bounds,
+    matrix_dabe_bound,
+    sdp_sample,
+)
 from certpca.certification.duals import factor_with_error
 from certpca.certification.numerics import NotApplicable
 from certpca.certification.schedule import computing_order
 from certpca.certification.sdp_matrix import _primal, _sqrt_psd, certified_value
-from certpca.certification.sdp_sample import _Iterate, _Sample, dual_value
+from certpca.certification.sdp_sample import _Iterate, _Sample, _Stall, dual_value
 from certpca.clock import Work
 from certpca.problem import Problem
 from tests.brute import brute_force, random_psd
@@ -174,3 +183,53 @@ def test_default_where_dabe_sdp_is_and_after_it():
             assert "another bound leads" in cert.skipped["dabe_sdp_matrix"]
             assert got["threshold"].value < got["dabe_sdp"].value
     assert ran >= 1 and skipped >= 1  # these seeds meet both cases
+
+
+def test_stall_fires_after_a_window_without_gain_and_only_below_the_target():
+    """The stall rule (sdp_sample._Stall): over a window of work with less than rtol gain it fires, with more it
+    does not, and above the target (another bound leads, so the matrix bound would not start) never."""
+    work = Work(None)
+    gaining = _Stall(work, 2.0, target=np.inf, window=1.0, rtol=1e-3)
+    flat = _Stall(work, 2.0, target=np.inf, window=1.0, rtol=1e-3)
+    behind = _Stall(work, 2.0, target=1.0, window=1.0, rtol=1e-3)
+    fired = []
+    for i in range(1, 30):
+        work.charge(0.125)
+        fired.append((gaining.seen(2.0 * 0.99**i), flat.seen(2.0 - 1e-6 * i), behind.seen(2.0 - 1e-6 * i)))
+    assert not any(g for g, _, _ in fired)
+    assert [f for _, f, _ in fired].index(True) == 7  # the first time a whole window (8 × 0.125 s) has passed
+    assert not any(b for _, _, b in fired)
+
+
+def test_dabe_sdp_stops_when_stalled_and_stays_valid(monkeypatch):
+    """With ``stall`` (a short window here), dabe_sdp ends its ρ refinement once its bound stalls: no more
+    Frank–Wolfe steps than without, fewer somewhere, and never below the brute-force optimum."""
+    monkeypatch.setattr(sdp_sample, "STALL_WINDOW", 0.002)
+    fewer = 0
+    for fam, nonneg, k, P, C in _problems(24, 97):
+        opt, _ = brute_force(C, k, nonneg)
+        full = dabe_sdp_bound(P, k, nonneg, time_limit=Work(5.0))
+        cut = dabe_sdp_bound(P, k, nonneg, time_limit=Work(5.0), stall=True)
+        assert cut.value >= opt, (fam, nonneg, k, opt, cut.value)
+        assert cut.params["iterations"] <= full.params["iterations"] and not full.params["stalled"]
+        fewer += cut.params["stalled"] and cut.params["iterations"] < full.params["iterations"]
+    assert fewer > 0
+
+
+def test_a_certificate_lets_dabe_sdp_stall_only_when_the_matrix_bound_continues_it(monkeypatch):
+    """The schedule: dabe_sdp is told to stop once stalled where dabe_sdp_matrix comes after it (and continues
+    from its start), and not where it is the last semidefinite bound."""
+    spec = REGISTRY["dabe_sdp"]
+    told = []
+
+    def recorded(problem, k, nonneg=False, **options):
+        told.append(options.get("stall", False))
+        return spec.func(problem, k, nonneg, **options)
+
+    monkeypatch.setitem(REGISTRY, "dabe_sdp", dataclasses.replace(spec, func=recorded))
+    P = Problem.from_data(np.random.default_rng(11).standard_normal((8, 40)))
+    w = np.zeros(40)
+    w[:4] = 1.0
+    certify_vector(P, w, 4, bounds=["dabe_sdp", "dabe_sdp_matrix"], budget=2.0)
+    certify_vector(P, w, 4, bounds=["dabe_sdp"], budget=2.0)
+    assert told == [True, False]
