@@ -116,3 +116,20 @@ def test_under_work_it_charges_each_block_after_the_first_and_forms_none_it_cann
     assert cut.params["rows_formed"] == 20 and not cut.params["complete"]
     assert work.used() == pytest.approx(3 * block) and work.used() <= work.seconds
     assert cut.value >= full.value
+
+
+def test_in_a_certificate_it_takes_a_twentieth_of_what_is_left_where_its_screen_prunes_nothing():
+    """A cheap bound does not eat the budget of the strong ones: with equal variances its screen prunes no row, and
+    forming all of C would cost three blocks; it gets 5% of the budget, forms its first block, and stops."""
+    from certpca.certification import certify_vector
+
+    rng = np.random.default_rng(6)
+    F = rng.standard_normal((10, 3000))
+    P = Problem(factor=F / np.linalg.norm(F, axis=0))  # unit variances, as with --scale
+    w = np.r_[np.ones(5), np.zeros(2995)]
+    alone = gershgorin_bound(P, 5)
+    assert alone.params["complete"] and alone.params["rows_formed"] > 1398  # unlimited: more than its first block
+    cert = certify_vector(P, w, 5, bounds=["trace", "gershgorin"], budget=1.0)
+    bound = next(b for b in cert.bounds if b.name == "gershgorin")
+    assert bound.params["rows_formed"] == 1398 and not bound.params["complete"]  # 32 MiB of rows of 3000
+    assert bound.value >= alone.value and cert.budget_used <= 0.05 * 1.0 + gershgorin_block_seconds(1398, 3000, 10)
