@@ -31,6 +31,7 @@ of them, and lists the features left, the nodes and the seconds of screening.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
@@ -476,52 +477,61 @@ def headline_rows() -> None:
             print(json.dumps(row), flush=True)
 
 
-def _option(args: list[str], flag: str) -> str | None:
-    """The value after ``flag`` in ``args``, both removed (None when absent)."""
-    if flag not in args:
-        return None
-    i = args.index(flag)
-    value = args[i + 1]
-    del args[i : i + 2]
-    return value
-
-
 def _prep(kw: dict) -> str:
     if "log2" in kw:
         return f"--log2 {kw['log2']:g}"
     return "--scale" if kw.get("scale") else "centred raw"
 
 
-def main():
-    if "--expression-only" in sys.argv:
-        args = sys.argv[sys.argv.index("--expression-only") + 1 :]
-        before = _option(args, "--before")  # an earlier run's saved rows, for the 'before' column
-        save = _option(args, "--save")  # where this run's rows go, one JSON line each
-        label = _option(args, "--label")  # what the saved rows ran (default: the commit of the certpca imported)
-        measured = _option(args, "--measured")  # runs saved by --save: their rows, not measured again
-        # the rest: the data sets to measure, in order (all: none)
-        section = expression_section(args, before, save, label, measured)
-        if save is None:
+def _arguments(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line of the module docstring: at most one section to run, and its options."""
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawTextHelpFormatter
+    )
+    section = parser.add_mutually_exclusive_group()
+    section.add_argument(
+        "--expression-only",
+        nargs="*",
+        metavar="DATA",
+        help="only the expression sets at k <= 50 (these data sets' rows, in this order; none: all)",
+    )
+    section.add_argument("--headline-only", action="store_true", help="the first table's rows, one JSON line each")
+    section.add_argument("--headline-table", action="store_true", help="only the first table, written")
+    section.add_argument("--fit-proofs", action="store_true", help="`certpca fit` on the proof cells")
+    section.add_argument("--cbcl-budgets", action="store_true", help="CBCL k = 30, 50 at 15 and 60 s")
+    section.add_argument("--screening-only", action="store_true", help="only the issue-28 screening section")
+    parser.add_argument("--baseline", metavar="DIR", help="--fit-proofs, --cbcl-budgets: also this checkout's rows")
+    parser.add_argument("--before", metavar="FILE", help="--expression-only: a saved run's rows as the before column")
+    parser.add_argument("--save", metavar="FILE", help="--expression-only: this run's rows saved here, not published")
+    parser.add_argument("--label", help="--expression-only --save: what the rows ran (default: certpca's commit)")
+    parser.add_argument("--measured", metavar="FILES", help="--expression-only: saved runs' rows, not measured again")
+    args = parser.parse_args(argv)
+    expression = ("before", "save", "label", "measured")
+    if args.expression_only is None and any(getattr(args, o) is not None for o in expression):
+        parser.error("--before, --save, --label and --measured go with --expression-only")
+    if args.baseline is not None and not (args.fit_proofs or args.cbcl_budgets):
+        parser.error("--baseline goes with --fit-proofs or --cbcl-budgets")
+    return args
+
+
+def main(argv: list[str] | None = None):
+    args = _arguments(argv)
+    if args.expression_only is not None:
+        section = expression_section(args.expression_only, args.before, args.save, args.label, args.measured)
+        if args.save is None:
             publish("certify.md", _with_section(EXPRESSION_HEADING, section))
-        return
-    if "--headline-only" in sys.argv:  # the first table's rows, one JSON line each (a before/after check)
+    elif args.headline_only:
         headline_rows()
-        return
-    if "--fit-proofs" in sys.argv:
-        base = sys.argv[sys.argv.index("--baseline") + 1] if "--baseline" in sys.argv else None
-        publish("certify.md", _with_section(FIT_HEADING, fit_section(base)))
-        return
-    if "--cbcl-budgets" in sys.argv:
-        base = sys.argv[sys.argv.index("--baseline") + 1] if "--baseline" in sys.argv else None
-        publish("certify.md", _with_section(CBCL_HEADING, cbcl_section(base)))
-        return
-    if "--screening-only" in sys.argv:
+    elif args.fit_proofs:
+        publish("certify.md", _with_section(FIT_HEADING, fit_section(args.baseline)))
+    elif args.cbcl_budgets:
+        publish("certify.md", _with_section(CBCL_HEADING, cbcl_section(args.baseline)))
+    elif args.screening_only:
         publish("certify.md", _with_section(SCREENING_HEADING, screening_section()))
-        return
-    if "--headline-table" in sys.argv:
+    elif args.headline_table:
         publish("certify.md", _with_headline(headline_section(" --headline-table")))
-        return
-    publish("certify.md", headline_section() + "\n" + screening_section() + "\n" + expression_section())
+    else:
+        publish("certify.md", headline_section() + "\n" + screening_section() + "\n" + expression_section())
 
 
 def _with_headline(section: str) -> str:
