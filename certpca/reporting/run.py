@@ -16,7 +16,7 @@ what runs, into a frozen plan) and :func:`compute` follows the plan, one functio
    from the certificate's bound families, :mod:`certpca.reporting.band`);
 4. :func:`certpca.reporting.genes.gene_selection_run` — the gene-selection evaluation of Sigg & Buhmann (2008,
    §5.3) when the data carry class labels;
-5. :func:`references` — the references of every method and bound that ran.
+5. :func:`certpca.reporting.references.references` — the references of every method and bound that ran.
 
 Everything is deterministic for fixed inputs and seed except the ``seconds``
 fields, which the report shows only with ``timings=True``.
@@ -25,17 +25,15 @@ fields, which the report shows only with ``timings=True``.
 from __future__ import annotations
 
 import platform
-import re
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
 import numpy as np
 
-from certpca import datasets
 from certpca.certification import REGISTRY as BOUNDS
 from certpca.certification import Certificate, certify_vector, recertify
 from certpca.certification.components import certify_components
@@ -45,7 +43,7 @@ from certpca.data.advice import preprocessing_advice
 from certpca.problem import Problem
 from certpca.reporting.band import certified_bands
 from certpca.reporting.beside import Handoff, NonnegBeside, handoff_for, started, streaming
-from certpca.reporting.genes import GENE_REFS, gene_selection_run
+from certpca.reporting.genes import gene_selection_run
 from certpca.reporting.modes import ModePaths, attached, best_fit, fit_mode, fitted_beside, suffix, trace_paths
 from certpca.reporting.options import (
     BUDGETED_BOUNDS,
@@ -57,6 +55,7 @@ from certpca.reporting.options import (
     choose_methods,
     resolve,
 )
+from certpca.reporting.references import references
 from certpca.reporting.saved import (
     FORMAT,
     Band,
@@ -70,25 +69,14 @@ from certpca.reporting.saved import (
     Settings,
 )
 from certpca.reporting.side import Side, can_fork, cores, recorded
-from certpca.reporting.stability import STABILITY_REFS, stability_records
+from certpca.reporting.stability import stability_records
 from certpca.results import Component, Fit
-from certpca.solvers import REGISTRY as SOLVERS
 from certpca.version import __version__
 
 #: eigenvalues kept for the spectrum figure
 N_EIGEN = 20
 #: up to this many samples the run keeps the selected features' values for the report's heatmap
 HEATMAP_SAMPLES = 5000
-#: the band figure follows Asteris et al. (2014), Fig. 4-6: the paper of the spannogram solver
-BAND_FIGURE_SOURCE = "spannogram"
-#: one author "Surname, I. J." (a surname of several words or with a particle such as d' kept whole)
-_AUTHOR = r"(?:d'|de |van |von )?[A-Z][\w'’-]+(?: [A-Z][\w'’-]+)*, [A-Z][a-z]?\.(?:[ -][A-Z][a-z]?\.)*"
-#: a reference inside a cite() text: authors (year). Title. Venue — without the notes around it
-#: ("Elementary: ...", "certpca's own bound: ...", "(§4, ...)"), which the bounds' glossary shows
-CITATION = re.compile(
-    rf"(?P<authors>{_AUTHOR}(?:(?:, | & |, & ){_AUTHOR})*) \((?P<year>\d{{4}})\)\. "
-    r"(?P<title>[^.]+\.)(?P<venue> [^;.]+\.?)?"
-)
 
 
 # ------------------------------------------------------------------ helpers
@@ -435,40 +423,6 @@ def path_and_band(
     return paths, bands, notes
 
 
-# ------------------------------------------------------------- references
-def references(
-    methods: Sequence[str],
-    bounds: Sequence[str],
-    *,
-    band: bool,
-    genes: bool,
-    stable: bool = False,
-    source: str | None = None,
-) -> list[str]:
-    """The references of every method and bound that ran, of the band figure, of the evaluation and of
-    a bundled data set (``source`` "bundled:NAME"; a user's file cites nothing): the citations alone
-    (:data:`CITATION`), each paper once in its fullest form, sorted by first author."""
-    cites = [SOLVERS[m].cite() for m in methods] + [BOUNDS[b].cite() for b in bounds]
-    if source and source.startswith("bundled:"):
-        cites.append(f"Data: {datasets.info(source.split(':', 1)[1])['source']}")
-    if band:
-        cites.append(SOLVERS[BAND_FIGURE_SOURCE].cite())
-    if genes:
-        cites += GENE_REFS
-    if stable:
-        cites += STABILITY_REFS
-    found: dict[tuple[str, str, str], str] = {}
-    for cite in cites:
-        matches = list(CITATION.finditer(cite))
-        if not matches:  # not an author-year reference (a bundled data set's source): as it is
-            found[(cite, "", "")] = cite.rstrip(".") + "."
-        for m in matches:
-            ref = m.group(0).rstrip(".") + "."
-            key = (m["authors"].split(",")[0], m["year"], m["title"].casefold())
-            found[key] = max(found.get(key, ""), ref, key=lambda r: (len(r), r))  # the fullest of a paper's forms
-    return sorted(found.values(), key=lambda r: (r.removeprefix("d'").casefold(), r))
-
-
 # --------------------------------------------------------------- the run
 def _gene_options(plan: Plan) -> dict:
     """The keywords of :func:`gene_selection_run` from the plan."""
@@ -602,7 +556,6 @@ __all__ = [
     "fit_and_certify",
     "gene_selection_run",
     "path_and_band",
-    "references",
     "sample_scores",
     "selected_annotation",
     "versions",

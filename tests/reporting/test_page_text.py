@@ -10,7 +10,7 @@ import certpca
 from certpca.certification import REGISTRY as BOUNDS
 from certpca.certification import spec
 from certpca.reporting import ReportOptions, compute_run, render
-from certpca.reporting.run import CITATION, references
+from certpca.reporting.references import CITATION, references
 from certpca.solvers import REGISTRY as SOLVERS
 
 
