@@ -14,13 +14,14 @@ Beside it, the bound itself called alone with ``WORK`` estimated seconds (:class
 certified value at each Z step (recorded by wrapping ``sdp_matrix.certified_value``) and the step size
 ETA·ρ of its halving rule.
 
-Usage: python bench/matrix_floor.py DATA K VALUE [m top]   (one BLAS thread; khan 50 35.6137: about 4 minutes)
+Usage: python bench/matrix_floor.py DATA K VALUE [M TOP] [--log2 OFFSET]   (one BLAS thread; khan 50 35.6137: about
+4 minutes; alon 50 64.4254 --log2 20: about 3)
 """
 
 from __future__ import annotations
 
+import argparse
 import math
-import sys
 import time
 
 import cvxpy as cp
@@ -89,9 +90,16 @@ def curve(problem, k: int) -> list[tuple[float, float, float]]:
 
 
 def main() -> None:
-    name, k, value = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
-    m, top = (int(sys.argv[4]), int(sys.argv[5])) if len(sys.argv) > 5 else (20, 400)
-    problem = datasets.load(name).problem()
+    parser = argparse.ArgumentParser(description="The matrix bound's floor and its Z search's curve on one cell.")
+    parser.add_argument("data", help="a bundled data set, centred")
+    parser.add_argument("k", type=int)
+    parser.add_argument("value", type=float, help="the vector's value the fractions are of")
+    parser.add_argument("m", type=int, nargs="?", default=20, help="the subspace's dimension (default 20)")
+    parser.add_argument("top", type=int, nargs="?", default=400, help="features with P_i != 0 (default 400)")
+    parser.add_argument("--log2", type=float, metavar="OFFSET", help="log2(x + OFFSET) before centring")
+    a = parser.parse_args()
+    name, k, value, m, top, log2 = a.data, a.k, a.value, a.m, a.top, a.log2
+    problem = datasets.load(name, log2=log2).problem()
     F, _ = factor_with_error(problem)
     with threadpool_limits(1):
         t0 = time.process_time()
