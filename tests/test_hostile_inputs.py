@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -149,3 +150,43 @@ def test_any_argument_gives_an_answer_or_one_line(command, k, seed, extra, extra
         code, _, err = _run(argv)
         written = {out} if out is not None and "/" not in out and command in ("fit", "path") else set()
         _check_promise(code, err, before, folder, written)
+
+
+# ------------------------------------------------------------------ examples found by an audit
+#: files beside good.csv for the examples below (name -> content)
+SIDE_FILES = {
+    "empty.csv": "",
+    "blank.csv": "\n",
+    "existing.csv": "keep me\n",
+}
+
+
+def _one_line_refusal(tmp_path: Path, argv: list[str], message: str) -> None:
+    """Exit code 2, one 'certpca: error:' line containing ``message``, every file as it was, none new."""
+    data = _good_table(tmp_path)
+    for name, content in SIDE_FILES.items():
+        (tmp_path / name).write_text(content)
+    before = _files(tmp_path)
+    code, out, err = _run([str(data) if a == "DATA" else a.replace("@", f"{tmp_path}/") for a in argv])
+    assert code == 2, (code, err)
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("certpca: error: "), err
+    assert message in lines[0], lines[0]
+    assert "Traceback" not in err
+    assert _files(tmp_path) == before  # existing outputs untouched, nothing new
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(before)
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        # an empty or undelimited side file was a csv.Error from the sniffer: an internal error, exit 1
+        (["fit", "DATA", "--k", "2", "--annotate", "@empty.csv"], "annotation file empty.csv is empty; give a CSV"),
+        (["fit", "DATA", "--k", "2", "--annotate", "@blank.csv"], "cannot tell the delimiter of annotation file"),
+        (["genes", "DATA", "--labels", "@empty.csv"], "labels file empty.csv is empty; give a CSV sample,label"),
+        (["genes", "DATA", "--labels", "@blank.csv"], "cannot tell the delimiter of labels file blank.csv"),
+        (["fit", "DATA", "--k", "2", "--annotate", "@blank.csv", "-o", "@existing.csv", "--force"], "delimiter"),
+    ],
+)
+def test_bad_input_found_by_the_audit_is_one_line(tmp_path, argv, message):
+    _one_line_refusal(tmp_path, argv, message)

@@ -292,6 +292,19 @@ def _read_body(path: Path, **options) -> pd.DataFrame:
         return pd.read_csv(fh, **options)
 
 
+def read_small_table(path: Path, what: str, layout: str) -> pd.DataFrame:
+    """A small delimited text file of strings (a labels or annotation file), its delimiter sniffed;
+    an empty, undelimited or unreadable file is one :class:`InputError` naming ``what`` and ``layout``."""
+    if path.stat().st_size == 0:
+        raise InputError(f"{what} {path.name} is empty; give {layout}")
+    try:
+        return pd.read_csv(path, dtype=str, keep_default_na=False, sep=None, engine="python")
+    except csv.Error:  # the sniffer found no delimiter
+        raise InputError(f"cannot tell the delimiter of {what} {path.name}; give {layout}") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read {what} {path.name} ({exc.__class__.__name__}); give {layout}") from None
+
+
 def _widths_agree(path: Path, delimiter: str | None, width: int, n_rows: int) -> bool:
     """True when the file has ``n_rows`` non-blank data lines of ``width`` fields each (one line at a time)."""
     count = -1  # the header is the first non-blank line
