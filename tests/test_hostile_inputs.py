@@ -158,6 +158,7 @@ SIDE_FILES = {
     "empty.csv": "",
     "blank.csv": "\n",
     "existing.csv": "keep me\n",
+    "latin1.json": b"\x80\x81{}",
 }
 
 
@@ -165,7 +166,7 @@ def _one_line_refusal(tmp_path: Path, argv: list[str], message: str) -> None:
     """Exit code 2, one 'certpca: error:' line containing ``message``, every file as it was, none new."""
     data = _good_table(tmp_path)
     for name, content in SIDE_FILES.items():
-        (tmp_path / name).write_text(content)
+        (tmp_path / name).write_bytes(content if isinstance(content, bytes) else content.encode())
     before = _files(tmp_path)
     code, out, err = _run([str(data) if a == "DATA" else a.replace("@", f"{tmp_path}/") for a in argv])
     assert code == 2, (code, err)
@@ -186,6 +187,10 @@ def _one_line_refusal(tmp_path: Path, argv: list[str], message: str) -> None:
         (["genes", "DATA", "--labels", "@empty.csv"], "labels file empty.csv is empty; give a CSV sample,label"),
         (["genes", "DATA", "--labels", "@blank.csv"], "cannot tell the delimiter of labels file blank.csv"),
         (["fit", "DATA", "--k", "2", "--annotate", "@blank.csv", "-o", "@existing.csv", "--force"], "delimiter"),
+        # bytes that are not UTF-8 were a UnicodeDecodeError, an internal error
+        (["table", "@latin1.json", "--tables", "@tables"], "latin1.json is not JSON (not UTF-8 text); give the --json"),
+        # a folder below a file was a NotADirectoryError, an internal error
+        (["reproduce", "sigg2008-fig2", "-o", "@existing.csv/figures"], "cannot create folder"),
     ],
 )
 def test_bad_input_found_by_the_audit_is_one_line(tmp_path, argv, message):

@@ -87,7 +87,10 @@ def reproduce(
     names = parse_names(names)
     out = Path(out)
     check_out(out, force)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise InputError(f"cannot create folder {out} for `out`: {err.strerror}; choose a writable place") from None
     settings = Settings(quick=quick, seed=seed)
     results = []
     t_all = time.perf_counter()
