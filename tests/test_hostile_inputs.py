@@ -195,3 +195,31 @@ def _one_line_refusal(tmp_path: Path, argv: list[str], message: str) -> None:
 )
 def test_bad_input_found_by_the_audit_is_one_line(tmp_path, argv, message):
     _one_line_refusal(tmp_path, argv, message)
+
+
+def _h5ad(folder: Path) -> None:
+    import anndata  # imported here: only these examples need it
+    import pandas as pd
+
+    X = np.random.default_rng(0).normal(size=(12, 6))
+    obs = pd.DataFrame({"cls": ["ab"[i % 2] for i in range(12)]}, index=[f"s{i}" for i in range(12)])
+    adata = anndata.AnnData(X=X, obs=obs, var=pd.DataFrame(index=[f"g{j}" for j in range(6)]))
+    adata.layers["counts"] = np.abs(X)
+    adata.write_h5ad(folder / "cells.h5ad")
+    (folder / "broken.h5ad").write_text("not HDF5")
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        # the in-memory reader spoke Python (use_raw, layer) where the lazy one says the flags
+        (["fit", "@cells.h5ad", "--k", "2", "--use-raw"], "this AnnData has no raw; drop --use-raw"),
+        (["fit", "@cells.h5ad", "--k", "2", "--use-raw", "--layer", "counts"], "--layer and --use-raw are exclusive"),
+        (["fit", "@cells.h5ad", "--k", "2", "--layer", "x"], "--layer x is not in this AnnData (layers: counts); give"),
+        (["genes", "@cells.h5ad", "--labels", "kind"], "--labels kind is not an obs column (columns: cls); give one"),
+        (["fit", "@broken.h5ad", "--k", "2", "-o", "@existing.csv", "--force"], "as an .h5ad file: Unable"),
+    ],
+)
+def test_an_h5ad_refusal_names_the_flags_and_the_fix(tmp_path, argv, message):
+    _h5ad(tmp_path)
+    _one_line_refusal(tmp_path, argv, message)
