@@ -215,8 +215,14 @@ def _h5ad(folder: Path) -> None:
         # the in-memory reader spoke Python (use_raw, layer) where the lazy one says the flags
         (["fit", "@cells.h5ad", "--k", "2", "--use-raw"], "this AnnData has no raw; drop --use-raw"),
         (["fit", "@cells.h5ad", "--k", "2", "--use-raw", "--layer", "counts"], "--layer and --use-raw are exclusive"),
-        (["fit", "@cells.h5ad", "--k", "2", "--layer", "x"], "--layer x is not in this AnnData (layers: counts); give"),
-        (["genes", "@cells.h5ad", "--labels", "kind"], "--labels kind is not an obs column (columns: cls); give one"),
+        (
+            ["fit", "@cells.h5ad", "--k", "2", "--layer", "x"],
+            "layer 'x' is not in this AnnData (layers: counts); give one of them or drop --layer",
+        ),
+        (
+            ["genes", "@cells.h5ad", "--labels", "kind"],
+            "labels 'kind' is not an obs column (columns: cls); give one of them",
+        ),
         (["fit", "@broken.h5ad", "--k", "2", "-o", "@existing.csv", "--force"], "as an .h5ad file: Unable"),
     ],
 )

@@ -110,7 +110,7 @@ def _from_anndata(adata: Any, *, layer: str | None, use_raw: bool, labels: str |
         if layer not in adata.layers:
             found = ", ".join(adata.layers) or "none"
             raise InputError(
-                f"`layer={layer!r}` is not in this AnnData (layers: {found}); give one of them or drop `layer`"
+                f"layer {layer!r} is not in this AnnData (layers: {found}); give one of them or drop `layer`"
             )
         matrix, var_names = adata.layers[layer], adata.var_names
     else:
@@ -123,7 +123,7 @@ def _from_anndata(adata: Any, *, layer: str | None, use_raw: bool, labels: str |
         return ds
     if labels not in adata.obs.columns:
         columns = ", ".join(map(str, adata.obs.columns[:8])) or "none"
-        raise InputError(f"`labels={labels!r}` is not an obs column (columns: {columns}); give one of them")
+        raise InputError(f"labels {labels!r} is not an obs column (columns: {columns}); give one of them")
     found = pd.Series(adata.obs[labels].astype(str).to_numpy(), index=ds.sample_ids, name="label")
     return replace(ds, labels=found)
 
