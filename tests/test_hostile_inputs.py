@@ -159,6 +159,10 @@ SIDE_FILES = {
     "blank.csv": "\n",
     "existing.csv": "keep me\n",
     "latin1.json": b"\x80\x81{}",
+    "infinite.csv": "feature,PC1\ng0,inf\ng1,1\n",
+    "zeros.csv": "feature,PC1\ng0,0\ng1,0\n",
+    "dense.csv": "feature,PC1\n" + "".join(f"g{j},1\n" for j in range(6)),
+    "signed.csv": "feature,PC1\ng0,1\ng1,-1\n",
 }
 
 
@@ -189,6 +193,12 @@ def _one_line_refusal(tmp_path: Path, argv: list[str], message: str) -> None:
         (["fit", "DATA", "--k", "2", "--annotate", "@blank.csv", "-o", "@existing.csv", "--force"], "delimiter"),
         # bytes that are not UTF-8 were a UnicodeDecodeError, an internal error
         (["table", "@latin1.json", "--tables", "@tables"], "latin1.json is not JSON (not UTF-8 text); give the --json"),
+        # a loadings column that cannot be certified was refused in Python's words (w, nonneg=True)
+        (["certify", "DATA", "--k", "2", "--loadings", "@infinite.csv"], "loading of feature 'g0' in column 'PC1'"),
+        (["certify", "DATA", "--k", "2", "--loadings", "@zeros.csv"], "column 'PC1' of"),
+        (["certify", "DATA", "--k", "2", "--loadings", "@dense.csv"], "has 6 nonzeros but k = 2; raise --k to 6"),
+        (["certify", "DATA", "--k", "2", "--nonneg", "--loadings", "@signed.csv"], "negative loadings; drop --nonneg"),
+        (["certify", "DATA", "--k", "2", "--loadings", "@empty.csv"], "; give the CSV that 'certpca fit --out' writes"),
         # a folder below a file was a NotADirectoryError, an internal error
         (["reproduce", "sigg2008-fig2", "-o", "@existing.csv/figures"], "cannot create folder"),
     ],

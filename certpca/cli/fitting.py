@@ -273,7 +273,7 @@ def _cmd_certify(args: argparse.Namespace) -> int:
     problem = ds.problem()
     column = None
     if args.loadings is not None:
-        w, column = read_loadings(args.loadings, problem.feature_ids, args.component)
+        w, column = read_loadings(args.loadings, problem.feature_ids, args.component, k=args.k, nonneg=args.nonneg)
         source = f"{args.loadings}:{column}"
     else:
         comp = _own_component(problem, args.k, args.nonneg, args.seed)
