@@ -199,6 +199,12 @@ def _one_line_refusal(tmp_path: Path, argv: list[str], message: str) -> None:
         (["certify", "DATA", "--k", "2", "--loadings", "@dense.csv"], "has 6 nonzeros but k = 2; raise --k to 6"),
         (["certify", "DATA", "--k", "2", "--nonneg", "--loadings", "@signed.csv"], "negative loadings; drop --nonneg"),
         (["certify", "DATA", "--k", "2", "--loadings", "@empty.csv"], "; give the CSV that 'certpca fit --out' writes"),
+        # an empty list of bounds ran none ("no bound could be computed: "); report's --path-bounds was called --bounds
+        (["certify", "DATA", "--k", "2", "--bounds", ","], "--bounds names no bound; give some of trace, lambda1"),
+        (
+            ["report", "DATA", "--k", "2", "--path-bounds", "magic", "-o", "@existing.csv", "--force"],
+            "--path-bounds names",
+        ),
         # a folder below a file was a NotADirectoryError, an internal error
         (["reproduce", "sigg2008-fig2", "-o", "@existing.csv/figures"], "cannot create folder"),
     ],

@@ -205,7 +205,7 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     if args.budget is not None:
         check_float(args.budget, "budget", low=0)
     check_random_state(args.seed)
-    bounds = parse_bounds(args.bounds) if args.bounds else None
+    bounds = None if args.bounds is None else parse_bounds(args.bounds)
     ds = _open(args)
     advice = [] if args.json else _advice(ds)
     if args.scores is not None and ds.is_covariance:
@@ -263,7 +263,7 @@ def _cmd_certify(args: argparse.Namespace) -> int:
                 "write it with 'certpca fit --certify --out FILE'"
             )
         outputs.claim(args.better, "better vector", flag="better")
-    bounds = parse_bounds(args.bounds) if args.bounds else None
+    bounds = None if args.bounds is None else parse_bounds(args.bounds)
     if args.budget is not None:
         check_float(args.budget, "budget", low=0)
     check_float(args.tol, "tol", low=0, high=1)
@@ -313,7 +313,7 @@ def _cmd_path(args: argparse.Namespace) -> int:
     outputs = Outputs(force=args.force, inputs=[args.data, args.annotate])
     if args.out is not None:
         outputs.claim(args.out, "path table", flag="out")
-    bounds = parse_bounds(args.bounds) if args.bounds else None
+    bounds = None if args.bounds is None else parse_bounds(args.bounds)
     check_int(args.restarts, "restarts", low=0)
     check_random_state(args.seed)
     ds = _open(args)

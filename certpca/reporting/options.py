@@ -282,8 +282,8 @@ def resolve(ds: Dataset, problem: Problem, options: ReportOptions) -> Plan:
     on_path, path_skipped = _path_methods(chosen, o.path_methods)
     if ks and not on_path:
         raise InputError("no method left for the path; name one with `path_methods` or give `path` ''")
-    head_bounds = parse_bounds(o.bounds) if o.bounds else None
-    band_bounds = parse_bounds(o.path_bounds) if o.path_bounds else None
+    head_bounds = None if o.bounds is None else parse_bounds(o.bounds)
+    band_bounds = None if o.path_bounds is None else parse_bounds(o.path_bounds, "path_bounds")
     if "pattern" in (head_bounds or []) or "pattern" in (band_bounds or []):
         raise InputError(
             "the report shares bounds between methods, so the support-specific 'pattern' "
