@@ -163,6 +163,8 @@ SIDE_FILES = {
     "zeros.csv": "feature,PC1\ng0,0\ng1,0\n",
     "dense.csv": "feature,PC1\n" + "".join(f"g{j},1\n" for j in range(6)),
     "signed.csv": "feature,PC1\ng0,1\ng1,-1\n",
+    "labelled.csv": "sample,cls,g0,g1,g2\n"
+    + "".join(f"s{i},{'ab'[i % 2]},{i % 3},{i % 5},{i % 7}\n" for i in range(12)),
 }
 
 
@@ -205,6 +207,10 @@ def _one_line_refusal(tmp_path: Path, argv: list[str], message: str) -> None:
             ["report", "DATA", "--k", "2", "--path-bounds", "magic", "-o", "@existing.csv", "--force"],
             "--path-bounds names",
         ),
+        # a method unable to honour the sign constraint was told in Python's words (use nonneg=False or method='auto')
+        (["fit", "DATA", "--k", "2", "--nonneg", "--method", "pca"], "; drop --nonneg or use --method auto"),
+        (["fit", "DATA", "--k", "2", "--method", "nspca"], "; add --nonneg or use --method auto"),
+        (["genes", "@labelled.csv", "--labels", "cls", "--method", "pca"], "--method pca cannot impose nonnegativity"),
         # a folder below a file was a NotADirectoryError, an internal error
         (["reproduce", "sigg2008-fig2", "-o", "@existing.csv/figures"], "cannot create folder"),
     ],
