@@ -163,6 +163,7 @@ SIDE_FILES = {
     "zeros.csv": "feature,PC1\ng0,0\ng1,0\n",
     "dense.csv": "feature,PC1\n" + "".join(f"g{j},1\n" for j in range(6)),
     "signed.csv": "feature,PC1\ng0,1\ng1,-1\n",
+    "two.csv": "sample,g0,g1\ns0,1,2\ns1,3,5\n",
     "labelled.csv": "sample,cls,g0,g1,g2\n"
     + "".join(f"s{i},{'ab'[i % 2]},{i % 3},{i % 5},{i % 7}\n" for i in range(12)),
 }
@@ -211,6 +212,8 @@ def _one_line_refusal(tmp_path: Path, argv: list[str], message: str) -> None:
         (["fit", "DATA", "--k", "2", "--nonneg", "--method", "pca"], "; drop --nonneg or use --method auto"),
         (["fit", "DATA", "--k", "2", "--method", "nspca"], "; add --nonneg or use --method auto"),
         (["genes", "@labelled.csv", "--labels", "cls", "--method", "pca"], "--method pca cannot impose nonnegativity"),
+        # two samples: 'a fit needs 2 to 1'
+        (["stability", "@two.csv", "--k", "1"], "stability needs at least 3 samples"),
         # a folder below a file was a NotADirectoryError, an internal error
         (["reproduce", "sigg2008-fig2", "-o", "@existing.csv/figures"], "cannot create folder"),
     ],
