@@ -214,6 +214,10 @@ def _one_line_refusal(tmp_path: Path, argv: list[str], message: str) -> None:
         (["genes", "@labelled.csv", "--labels", "cls", "--method", "pca"], "--method pca cannot impose nonnegativity"),
         # two samples: 'a fit needs 2 to 1'
         (["stability", "@two.csv", "--k", "1"], "stability needs at least 3 samples"),
+        # options that do nothing with the others given were silently ignored
+        (["certify", "DATA", "--k", "2", "--component", "2"], "--component picks a column of --loadings; give"),
+        (["fit", "DATA", "--k", "2", "--no-certify", "--bounds", "trace"], "--no-certify skips the certificates that"),
+        (["fit", "DATA", "--k", "2", "--no-certify", "--budget", "5", "-o", "@existing.csv", "--force"], "--budget"),
         # a folder below a file was a NotADirectoryError, an internal error
         (["reproduce", "sigg2008-fig2", "-o", "@existing.csv/figures"], "cannot create folder"),
     ],
