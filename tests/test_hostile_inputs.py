@@ -158,6 +158,7 @@ SIDE_FILES = {
     "empty.csv": "",
     "blank.csv": "\n",
     "existing.csv": "keep me\n",
+    "ids.csv": "sample\n" + "".join(f"s{i}\n" for i in range(12)),
     "latin1.json": b"\x80\x81{}",
     "infinite.csv": "feature,PC1\ng0,inf\ng1,1\n",
     "zeros.csv": "feature,PC1\ng0,0\ng1,0\n",
@@ -190,10 +191,12 @@ def _one_line_refusal(tmp_path: Path, argv: list[str], message: str) -> None:
     [
         # an empty or undelimited side file was a csv.Error from the sniffer: an internal error, exit 1
         (["fit", "DATA", "--k", "2", "--annotate", "@empty.csv"], "annotation file empty.csv is empty; give a CSV"),
-        (["fit", "DATA", "--k", "2", "--annotate", "@blank.csv"], "cannot tell the delimiter of annotation file"),
+        (["fit", "DATA", "--k", "2", "--annotate", "@blank.csv"], "annotation file blank.csv is empty; give a CSV"),
         (["genes", "DATA", "--labels", "@empty.csv"], "labels file empty.csv is empty; give a CSV sample,label"),
-        (["genes", "DATA", "--labels", "@blank.csv"], "cannot tell the delimiter of labels file blank.csv"),
-        (["fit", "DATA", "--k", "2", "--annotate", "@blank.csv", "-o", "@existing.csv", "--force"], "delimiter"),
+        (["genes", "DATA", "--labels", "@blank.csv"], "labels file blank.csv is empty; give a CSV sample,label"),
+        (["fit", "DATA", "--k", "2", "--annotate", "@blank.csv", "-o", "@existing.csv", "--force"], "is empty"),
+        # pandas' sniffer split a one-column file at a letter: "1 duplicate sample ids in the labels file ()"
+        (["genes", "DATA", "--labels", "@ids.csv"], "labels file ids.csv needs two columns (sample,label); it has 1"),
         # bytes that are not UTF-8 were a UnicodeDecodeError, an internal error
         (["table", "@latin1.json", "--tables", "@tables"], "latin1.json is not JSON (not UTF-8 text); give the --json"),
         # a loadings column that cannot be certified was refused in Python's words (w, nonneg=True)

@@ -293,15 +293,17 @@ def _read_body(path: Path, **options) -> pd.DataFrame:
 
 
 def read_small_table(path: Path, what: str, layout: str) -> pd.DataFrame:
-    """A small delimited text file of strings (a labels or annotation file), its delimiter sniffed;
-    an empty, undelimited or unreadable file is one :class:`InputError` naming ``what`` and ``layout``."""
-    if path.stat().st_size == 0:
+    """A small delimited text file of strings (a labels or annotation file), its delimiter chosen as the
+    data's (:func:`_delimiter`); an empty or unreadable file is one :class:`InputError` naming ``what``
+    and ``layout``."""
+    lines = _read_lines(path, 6)
+    if not lines:
         raise InputError(f"{what} {path.name} is empty; give {layout}")
+    delimiter = _delimiter(path, lines)
     try:
-        return pd.read_csv(path, dtype=str, keep_default_na=False, sep=None, engine="python")
-    except csv.Error:  # the sniffer found no delimiter
-        raise InputError(f"cannot tell the delimiter of {what} {path.name}; give {layout}") from None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        with _text(path) as fh:
+            return pd.read_csv(fh, dtype=str, keep_default_na=False, sep=r"\s+" if delimiter is None else delimiter)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise InputError(f"cannot read {what} {path.name} ({exc.__class__.__name__}); give {layout}") from None
 
 
