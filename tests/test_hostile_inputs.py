@@ -223,6 +223,8 @@ def _one_line_refusal(tmp_path: Path, argv: list[str], message: str) -> None:
         (["fit", "DATA", "--k", "2", "--no-certify", "--budget", "5", "-o", "@existing.csv", "--force"], "--budget"),
         # a folder below a file was a NotADirectoryError, an internal error
         (["reproduce", "sigg2008-fig2", "-o", "@existing.csv/figures"], "cannot create folder"),
+        # a negative seed was refused after the --out folder had been made
+        (["reproduce", "zass2006-fig5", "--quick", "--seed", "-1", "-o", "@figures"], "--seed is out of range"),
     ],
 )
 def test_bad_input_found_by_the_audit_is_one_line(tmp_path, argv, message):
