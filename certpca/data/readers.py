@@ -74,6 +74,11 @@ def read(
         raise InputError("`transpose` and `na` do not apply to a covariance matrix; drop them")
     if not path.is_file():
         raise InputError(f"file not found: {path}; check the path")
+    if path.suffix.lower() == ".json":
+        raise InputError(
+            f"{path.name} is JSON, not a data table; give a CSV/TSV, parquet, npz or h5ad file "
+            "(a saved --json run makes tables with 'certpca table')"
+        )
     table = _parse(path, covariance=covariance, key=key)
     if covariance:
         return _covariance_dataset(table, path)
