@@ -197,6 +197,11 @@ def _one_line_refusal(tmp_path: Path, argv: list[str], message: str) -> None:
         (["fit", "DATA", "--k", "2", "--annotate", "@blank.csv", "-o", "@existing.csv", "--force"], "is empty"),
         # pandas' sniffer split a one-column file at a letter: "1 duplicate sample ids in the labels file ()"
         (["genes", "DATA", "--labels", "@ids.csv"], "labels file ids.csv needs two columns (sample,label); it has 1"),
+        # an unknown --path-method was told to be added to --method
+        (
+            ["report", "DATA", "--k", "2", "--path-method", "magic"],
+            "--path-method names unknown method(s) magic; choose",
+        ),
         # a saved run given as data was read as a table: "fit.json has a header but no data rows"
         (["fit", "@latin1.json", "--k", "2"], "latin1.json is JSON, not a data table; give a CSV/TSV"),
         # bytes that are not UTF-8 were a UnicodeDecodeError, an internal error

@@ -210,11 +210,7 @@ def choose_methods(methods: str | Iterable[str] | None, nonneg_modes: Sequence[b
         names = _names(methods)
         if names == ["all"]:
             names = [m for m in SOLVERS if SOLVERS[m].sparse]
-        unknown = [m for m in names if m not in SOLVERS]
-        if unknown:
-            raise InputError(
-                f"unknown method(s) {', '.join(unknown)}; choose from {', '.join(SOLVERS)} (certpca solvers)"
-            )
+        _check_known(names, "methods")
         if not names:
             raise InputError("`methods` is empty; name at least one method (certpca solvers)")
         chosen = list(dict.fromkeys(names))
@@ -237,11 +233,22 @@ def _names(spec: str | Iterable[str]) -> list[str]:
     return [m for m in names if m]
 
 
+def _check_known(names: list[str], param: str) -> None:
+    """Every name a registered solver, or an InputError naming ``param`` and the choices."""
+    unknown = [m for m in names if m not in SOLVERS]
+    if unknown:
+        raise InputError(
+            f"`{param}` names unknown method(s) {', '.join(unknown)}; "
+            f"choose from {', '.join(SOLVERS)} (certpca solvers)"
+        )
+
+
 def _path_methods(chosen: list[str], path_methods: str | Iterable[str] | None) -> tuple[list[str], dict]:
     """The methods on the path and, for each left out, the reason."""
     if path_methods is None:
         return ([m for m in chosen if m not in SLOW_ON_PATH], {m: SLOW_ON_PATH[m] for m in chosen if m in SLOW_ON_PATH})
     names = [m.strip() for m in path_methods.split(",")] if isinstance(path_methods, str) else list(path_methods)
+    _check_known([m for m in names if m != "all"], "path_methods")
     on_path = chosen if names == ["all"] else [m for m in chosen if m in names]
     missing = [m for m in names if m != "all" and m not in chosen]
     if missing:
