@@ -165,6 +165,7 @@ SIDE_FILES = {
     "dense.csv": "feature,PC1\n" + "".join(f"g{j},1\n" for j in range(6)),
     "signed.csv": "feature,PC1\ng0,1\ng1,-1\n",
     "two.csv": "sample,g0,g1\ns0,1,2\ns1,3,5\n",
+    "single.csv": "sample,cls,g0\n" + "".join(f"s{i},{'ab'[i % 2]},{i % 5}\n" for i in range(12)),
     "labelled.csv": "sample,cls,g0,g1,g2\n"
     + "".join(f"s{i},{'ab'[i % 2]},{i % 3},{i % 5},{i % 7}\n" for i in range(12)),
 }
@@ -202,6 +203,8 @@ def _one_line_refusal(tmp_path: Path, argv: list[str], message: str) -> None:
             ["report", "DATA", "--k", "2", "--path-method", "magic"],
             "--path-method names unknown method(s) magic; choose",
         ),
+        # one feature: "CE needs a samples × features matrix with at least two features; got shape (12, 1)"
+        (["genes", "@single.csv", "--labels", "cls"], "gene selection compares subsets of features; the data have 1"),
         # a saved run given as data was read as a table: "fit.json has a header but no data rows"
         (["fit", "@latin1.json", "--k", "2"], "latin1.json is JSON, not a data table; give a CSV/TSV"),
         # bytes that are not UTF-8 were a UnicodeDecodeError, an internal error

@@ -62,6 +62,8 @@ def gene_selection_run(
     why = clustering_classes(ds.labels)
     if why:
         raise InputError(f"gene selection cannot score clusterings: {why}")
+    if ds.n_features < 2:
+        raise InputError(f"gene selection compares subsets of features; the data have {ds.n_features}, give more")
     if not solvers.get(method).nonneg:
         able = ", ".join(name for name, solver in solvers.REGISTRY.items() if solver.nonneg)
         raise InputError(
