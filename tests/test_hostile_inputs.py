@@ -229,6 +229,10 @@ def _one_line_refusal(tmp_path: Path, argv: list[str], message: str) -> None:
         (["stability", "@two.csv", "--k", "1"], "stability needs at least 3 samples"),
         # options that do nothing with the others given were silently ignored
         (["certify", "DATA", "--k", "2", "--component", "2"], "--component picks a column of --loadings; give"),
+        (
+            ["certify", "DATA", "--k", "2", "--loadings", "@signed.csv", "--component", ""],
+            "--component  is not a column",
+        ),
         (["fit", "DATA", "--k", "2", "--no-certify", "--bounds", "trace"], "--no-certify skips the certificates that"),
         (["fit", "DATA", "--k", "2", "--no-certify", "--budget", "5", "-o", "@existing.csv", "--force"], "--budget"),
         # a folder below a file was a NotADirectoryError, an internal error

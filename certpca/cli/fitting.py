@@ -279,7 +279,13 @@ def _cmd_certify(args: argparse.Namespace) -> int:
     problem = ds.problem()
     column = None
     if args.loadings is not None:
-        w, column = read_loadings(args.loadings, problem.feature_ids, args.component or 1, k=args.k, nonneg=args.nonneg)
+        w, column = read_loadings(
+            args.loadings,
+            problem.feature_ids,
+            1 if args.component is None else args.component,
+            k=args.k,
+            nonneg=args.nonneg,
+        )
         source = f"{args.loadings}:{column}"
     else:
         comp = _own_component(problem, args.k, args.nonneg, args.seed)
