@@ -174,6 +174,7 @@ SIDE_FILES = {
 def _one_line_refusal(tmp_path: Path, argv: list[str], message: str) -> None:
     """Exit code 2, one 'certpca: error:' line containing ``message``, every file as it was, none new."""
     data = _good_table(tmp_path)
+    (tmp_path / "figures").mkdir()
     for name, content in SIDE_FILES.items():
         (tmp_path / name).write_bytes(content if isinstance(content, bytes) else content.encode())
     before = _files(tmp_path)
@@ -184,7 +185,7 @@ def _one_line_refusal(tmp_path: Path, argv: list[str], message: str) -> None:
     assert message in lines[0], lines[0]
     assert "Traceback" not in err
     assert _files(tmp_path) == before  # existing outputs untouched, nothing new
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(before)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*before, "figures"])
 
 
 @pytest.mark.parametrize(
@@ -205,6 +206,13 @@ def _one_line_refusal(tmp_path: Path, argv: list[str], message: str) -> None:
         ),
         # one feature: "CE needs a samples × features matrix with at least two features; got shape (12, 1)"
         (["genes", "@single.csv", "--labels", "cls"], "gene selection compares subsets of features; the data have 1"),
+        # a folder was "not found"
+        (["fit", "DATA", "--k", "2", "--annotate", "@figures"], "figures is a folder; give a CSV of feature id"),
+        (
+            ["certify", "DATA", "--k", "2", "--loadings", "@figures"],
+            "is a folder; give the CSV that 'certpca fit --out'",
+        ),
+        (["table", "@figures", "--tables", "@tables"], "figures is a folder; give the saved --json output"),
         # a saved run given as data was read as a table: "fit.json has a header but no data rows"
         (["fit", "@latin1.json", "--k", "2"], "latin1.json is JSON, not a data table; give a CSV/TSV"),
         # bytes that are not UTF-8 were a UnicodeDecodeError, an internal error
@@ -238,7 +246,7 @@ def _one_line_refusal(tmp_path: Path, argv: list[str], message: str) -> None:
         # a folder below a file was a NotADirectoryError, an internal error
         (["reproduce", "sigg2008-fig2", "-o", "@existing.csv/figures"], "cannot create folder"),
         # a negative seed was refused after the --out folder had been made
-        (["reproduce", "zass2006-fig5", "--quick", "--seed", "-1", "-o", "@figures"], "--seed is out of range"),
+        (["reproduce", "zass2006-fig5", "--quick", "--seed", "-1", "-o", "@new"], "--seed is out of range"),
     ],
 )
 def test_bad_input_found_by_the_audit_is_one_line(tmp_path, argv, message):

@@ -278,7 +278,8 @@ def _cmd_table(args: argparse.Namespace) -> int:
     stdin = str(args.json_file) == "-"
     source = "the standard input" if stdin else args.json_file
     if not stdin and not args.json_file.is_file():
-        raise InputError(f"{source} not found; give the saved --json output of report, fit or certify")
+        missing = "is a folder" if args.json_file.is_dir() else "not found"
+        raise InputError(f"{source} {missing}; give the saved --json output of report, fit or certify")
     try:
         obj = json.loads(sys.stdin.read() if stdin else args.json_file.read_bytes())
     except UnicodeDecodeError:

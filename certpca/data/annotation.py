@@ -51,7 +51,8 @@ def read_annotation(source) -> pd.DataFrame:
 
 def _read_file(path: Path) -> pd.DataFrame:
     if not path.is_file():
-        raise InputError(f"annotation file not found: {path}; give a CSV of feature id, symbol, description")
+        missing = "is a folder" if path.is_dir() else "not found"
+        raise InputError(f"annotation file {path} {missing}; give a CSV of feature id, symbol, description")
     frame = read_small_table(path, "annotation file", "a CSV of feature id, symbol, description")
     id_column = next((c for c in frame.columns if str(c).lower() in ("feature", "id", "probe")), frame.columns[0])
     return frame.set_index(id_column)

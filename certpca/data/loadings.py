@@ -26,7 +26,8 @@ def read_loadings(
     """
     path, column = Path(path), str(component)
     if not path.is_file():
-        raise InputError(f"loadings file {path} not found; give the CSV that 'certpca fit --out' writes")
+        missing = "is a folder" if path.is_dir() else "not found"
+        raise InputError(f"loadings file {path} {missing}; give the CSV that 'certpca fit --out' writes")
     try:
         table = pd.read_csv(path, index_col=0)
     except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as err:
