@@ -152,6 +152,10 @@ def stabilities(
     fraction = check_float(fraction, "fraction", low=0.0, high=1.0)
     threshold = check_float(threshold, "threshold", low=0.5, high=1.0)
     size = int(np.floor(fraction * n))
+    if n < 3:
+        raise InputError(
+            f"stability needs at least 3 samples to draw subsamples of 2 from; the data have {n}, add samples"
+        )
     if not 2 <= size <= n - 1:
         raise InputError.bad_argument(
             "fraction", f"gives subsamples of {size} of {n} samples; a fit needs 2 to {n - 1}"

@@ -94,3 +94,24 @@ def test_a_label_column_is_read_with_the_data_in_one_pass(tmp_path):
         certpca.load(tmp_path / "labelled.csv", labels="kind")
     with pytest.raises(InputError, match="a label column works only for CSV/TSV"):
         certpca.load(tmp_path / "labelled.csv", labels="class", transpose=True)
+
+
+@pytest.mark.parametrize(
+    "text, options, message",
+    [
+        ("feature,PC1\na,inf\n", {}, "loading of feature 'a' in column 'PC1' of"),
+        ("feature,PC1\na,0\nb,0\n", {}, "column 'PC1' of"),
+        ("feature,PC1\na,0.5\nb,0.5\nc,0.5\n", {"k": 2}, "has 3 nonzeros but k = 2; raise k to 3"),
+        ("feature,PC1\na,0.5\nb,-0.5\n", {"nonneg": True}, "1 negative loadings; drop nonneg"),
+    ],
+)
+def test_a_column_that_cannot_be_certified_is_refused_with_the_file_named(tmp_path, text, options, message):
+    path = write(tmp_path, text)
+    with pytest.raises(InputError) as err:
+        read_loadings(path, IDS, **options)
+    assert message in str(err.value) and path.name in str(err.value)
+
+
+def test_the_certifiable_checks_pass_a_column_that_meets_them(tmp_path):
+    w, _ = read_loadings(write(tmp_path, "feature,PC1\na,0.5\nb,0.25\n"), IDS, k=2, nonneg=True)
+    assert w.tolist() == [0.5, 0.25, 0.0, 0.0]

@@ -41,8 +41,8 @@ REGISTRY: dict[str, BoundSpec] = {
 }
 
 
-def parse_bounds(spec) -> list[str]:
-    """'lambda1,gershgorin,dspca' (or a list) → validated names; InputError naming ``bounds``."""
+def parse_bounds(spec, param: str = "bounds") -> list[str]:
+    """'lambda1,gershgorin,dspca' (or a list) → validated names; InputError naming ``param``."""
     if isinstance(spec, str):
         names = [s.strip() for s in spec.split(",")]
     else:
@@ -50,13 +50,15 @@ def parse_bounds(spec) -> list[str]:
             names = [str(s).strip() for s in spec]
         except TypeError:
             raise InputError.bad_argument(
-                "bounds", f"must be a list of bound names or a comma-separated string, got {spec!r}"
+                param, f"must be a list of bound names or a comma-separated string, got {spec!r}"
             ) from None
     names = [n for n in names if n]
+    if not names:
+        raise InputError.bad_argument(param, f"names no bound; give some of {', '.join(REGISTRY)}")
     unknown = [n for n in names if n not in REGISTRY]
     if unknown:
         raise InputError.bad_argument(
-            "bounds", f"names unknown bound(s) {', '.join(unknown)}; choose from {', '.join(REGISTRY)}"
+            param, f"names unknown bound(s) {', '.join(unknown)}; choose from {', '.join(REGISTRY)}"
         )
     return names
 

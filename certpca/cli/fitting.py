@@ -117,7 +117,6 @@ def add_commands(sub) -> None:
     )
     cert.add_argument(
         "--component",
-        default="1",
         metavar="J",
         help="which column of --loadings: a 1-based number or a column name (default 1)",
     )
@@ -205,7 +204,12 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     if args.budget is not None:
         check_float(args.budget, "budget", low=0)
     check_random_state(args.seed)
-    bounds = parse_bounds(args.bounds) if args.bounds else None
+    bounds = None if args.bounds is None else parse_bounds(args.bounds)
+    if not args.certify and (bounds is not None or args.budget is not None):
+        given = " and ".join(
+            flag for flag, value in (("--bounds", bounds), ("--budget", args.budget)) if value is not None
+        )
+        raise InputError(f"--no-certify skips the certificates that {given} would shape; drop one or the other")
     ds = _open(args)
     advice = [] if args.json else _advice(ds)
     if args.scores is not None and ds.is_covariance:
@@ -263,7 +267,9 @@ def _cmd_certify(args: argparse.Namespace) -> int:
                 "write it with 'certpca fit --certify --out FILE'"
             )
         outputs.claim(args.better, "better vector", flag="better")
-    bounds = parse_bounds(args.bounds) if args.bounds else None
+    if args.component is not None and args.loadings is None:
+        raise InputError("--component picks a column of --loadings; give --loadings FILE or drop --component")
+    bounds = None if args.bounds is None else parse_bounds(args.bounds)
     if args.budget is not None:
         check_float(args.budget, "budget", low=0)
     check_float(args.tol, "tol", low=0, high=1)
@@ -273,7 +279,13 @@ def _cmd_certify(args: argparse.Namespace) -> int:
     problem = ds.problem()
     column = None
     if args.loadings is not None:
-        w, column = read_loadings(args.loadings, problem.feature_ids, args.component)
+        w, column = read_loadings(
+            args.loadings,
+            problem.feature_ids,
+            1 if args.component is None else args.component,
+            k=args.k,
+            nonneg=args.nonneg,
+        )
         source = f"{args.loadings}:{column}"
     else:
         comp = _own_component(problem, args.k, args.nonneg, args.seed)
@@ -313,7 +325,7 @@ def _cmd_path(args: argparse.Namespace) -> int:
     outputs = Outputs(force=args.force, inputs=[args.data, args.annotate])
     if args.out is not None:
         outputs.claim(args.out, "path table", flag="out")
-    bounds = parse_bounds(args.bounds) if args.bounds else None
+    bounds = None if args.bounds is None else parse_bounds(args.bounds)
     check_int(args.restarts, "restarts", low=0)
     check_random_state(args.seed)
     ds = _open(args)

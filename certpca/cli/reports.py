@@ -275,21 +275,24 @@ def _cmd_genes(args: argparse.Namespace) -> int:
 
 
 def _cmd_table(args: argparse.Namespace) -> int:
-    if str(args.json_file) == "-":
-        text = sys.stdin.read()
-    elif not args.json_file.is_file():
-        raise InputError(f"{args.json_file} not found; give the saved --json output of report, fit or certify")
-    else:
-        text = args.json_file.read_text(encoding="utf-8")
+    stdin = str(args.json_file) == "-"
+    source = "the standard input" if stdin else args.json_file
+    if not stdin and not args.json_file.is_file():
+        missing = "is a folder" if args.json_file.is_dir() else "not found"
+        raise InputError(f"{source} {missing}; give the saved --json output of report, fit or certify")
     try:
-        obj = json.loads(text)
+        obj = json.loads(sys.stdin.read() if stdin else args.json_file.read_bytes())
+    except UnicodeDecodeError:
+        raise InputError(
+            f"{source} is not JSON (not UTF-8 text); give the --json output of certpca report, fit or certify"
+        ) from None
     except json.JSONDecodeError as err:
         raise InputError(
-            f"{args.json_file} is not JSON ({err.msg} at line {err.lineno}); "
+            f"{source} is not JSON ({err.msg} at line {err.lineno}); "
             "give the --json output of certpca report, fit or certify"
         ) from None
     if not isinstance(obj, dict):
-        raise InputError(f"{args.json_file} holds no JSON object; give the --json output of report, fit or certify")
+        raise InputError(f"{source} holds no JSON object; give the --json output of report, fit or certify")
     tables = tables_for(obj, timings=args.timings)
     files = table_files(tables)
     out = Outputs(force=args.force, inputs=[args.json_file])

@@ -14,6 +14,7 @@ import pandas as pd
 from certpca.errors import InputError
 
 from .dataset import Dataset, some_ids
+from .readers import read_small_table
 
 COLUMNS = ["symbol", "description"]
 
@@ -50,11 +51,9 @@ def read_annotation(source) -> pd.DataFrame:
 
 def _read_file(path: Path) -> pd.DataFrame:
     if not path.is_file():
-        raise InputError(f"annotation file not found: {path}; give a CSV of feature id, symbol, description")
-    try:
-        frame = pd.read_csv(path, sep=None, engine="python", dtype=str, keep_default_na=False)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
-        raise InputError(f"cannot read annotation file {path.name}: {str(err).splitlines()[0]}") from None
+        missing = "is a folder" if path.is_dir() else "not found"
+        raise InputError(f"annotation file {path} {missing}; give a CSV of feature id, symbol, description")
+    frame = read_small_table(path, "annotation file", "a CSV of feature id, symbol, description")
     id_column = next((c for c in frame.columns if str(c).lower() in ("feature", "id", "probe")), frame.columns[0])
     return frame.set_index(id_column)
 

@@ -79,7 +79,7 @@ def read_h5ad(path: Path, *, layer: str | None = None, use_raw: bool = False, la
             warnings.simplefilter("ignore", FutureWarning)
             adata = anndata.read_h5ad(path)
     except (OSError, ValueError, KeyError) as err:
-        raise InputError(f"cannot read {path}: {str(err).splitlines()[0]}") from None
+        raise InputError(f"cannot read {path} as an .h5ad file: {str(err).splitlines()[0]}; check the file") from None
     ds = from_object(adata, layer=layer, use_raw=use_raw, labels=labels)
     return replace(ds, name=path.name.removesuffix(".h5ad"), source=str(path))
 
@@ -101,14 +101,17 @@ def _matrix(obj: Any) -> np.ndarray | sp.csc_matrix:
 def _from_anndata(adata: Any, *, layer: str | None, use_raw: bool, labels: str | None) -> Dataset:
     """X, a layer or raw.X of an AnnData object, ids from obs_names/var_names, labels from an obs column."""
     if layer is not None and use_raw:
-        raise InputError("layer and use_raw are exclusive; give one of them")
+        raise InputError("`layer` and `use_raw` are exclusive; give one of them")
     if use_raw:
         if adata.raw is None:
-            raise InputError("use_raw: this AnnData has no raw; drop use_raw")
+            raise InputError("this AnnData has no raw; drop `use_raw`")
         matrix, var_names = adata.raw.X, adata.raw.var_names
     elif layer is not None:
         if layer not in adata.layers:
-            raise InputError(f"layer {layer!r} is not in this AnnData (layers: {', '.join(adata.layers) or 'none'})")
+            found = ", ".join(adata.layers) or "none"
+            raise InputError(
+                f"layer {layer!r} is not in this AnnData (layers: {found}); give one of them or drop `layer`"
+            )
         matrix, var_names = adata.layers[layer], adata.var_names
     else:
         matrix, var_names = adata.X, adata.var_names
@@ -120,7 +123,7 @@ def _from_anndata(adata: Any, *, layer: str | None, use_raw: bool, labels: str |
         return ds
     if labels not in adata.obs.columns:
         columns = ", ".join(map(str, adata.obs.columns[:8])) or "none"
-        raise InputError(f"labels {labels!r} is not an obs column (columns: {columns})")
+        raise InputError(f"labels {labels!r} is not an obs column (columns: {columns}); give one of them")
     found = pd.Series(adata.obs[labels].astype(str).to_numpy(), index=ds.sample_ids, name="label")
     return replace(ds, labels=found)
 

@@ -12,22 +12,29 @@ from certpca.errors import InputError
 from .annotation import COLUMNS as ANNOTATION_COLUMNS
 
 
-def read_loadings(path: str | Path, feature_ids, component: str | int = 1) -> tuple[np.ndarray, str]:
+def read_loadings(
+    path: str | Path, feature_ids, component: str | int = 1, *, k: int | None = None, nonneg: bool = False
+) -> tuple[np.ndarray, str]:
     """One column of a loadings CSV (feature ids, then one column per component) as a vector over
     ``feature_ids`` (features the file leaves out are zeros), and the column's name.
 
     ``component`` is a 1-based column number or a column name.  Refused with an
     :class:`InputError` naming the fix: a missing or unreadable file, no loading column, a
-    column out of range or unknown, a loading that is not a number, a feature id twice, and
-    ids that are not the data's.
+    column out of range or unknown, a loading that is not a finite number, a feature id twice,
+    ids that are not the data's, and a column that cannot be certified: all zeros, more than
+    ``k`` nonzeros, a negative loading when ``nonneg``.
     """
     path, column = Path(path), str(component)
     if not path.is_file():
-        raise InputError(f"loadings file {path} not found; give the CSV that 'certpca fit --out' writes")
+        missing = "is a folder" if path.is_dir() else "not found"
+        raise InputError(f"loadings file {path} {missing}; give the CSV that 'certpca fit --out' writes")
     try:
         table = pd.read_csv(path, index_col=0)
     except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as err:
-        raise InputError(f"cannot read loadings file {path}: {str(err).splitlines()[0]}") from None
+        raise InputError(
+            f"cannot read loadings file {path}: {str(err).splitlines()[0]}; "
+            "give the CSV that 'certpca fit --out' writes"
+        ) from None
     table = table.drop(columns=[c for c in ANNOTATION_COLUMNS if c in table.columns])  # fit --annotate adds them
     if table.shape[1] == 0 or table.shape[0] == 0:
         raise InputError(
@@ -44,9 +51,10 @@ def read_loadings(path: str | Path, feature_ids, component: str | int = 1) -> tu
         shown = ", ".join(map(str, table.columns[:8]))
         raise InputError(f"`component='{column}'` is not a column of {path}; columns: {shown}")
     series = pd.to_numeric(table[name], errors="coerce")
-    if series.isna().any():
-        bad = series.index[series.isna()][0]
-        raise InputError(f"loading of feature '{bad}' in column '{name}' of {path} is not a number; fix the file")
+    if not np.isfinite(series).all():
+        bad = series.index[~np.isfinite(series)][0]
+        what = "is not a number" if np.isnan(series[bad]) else "is infinite"
+        raise InputError(f"loading of feature '{bad}' in column '{name}' of {path} {what}; fix the file")
     table.index = table.index.astype(str)
     if table.index.has_duplicates:
         dup = table.index[table.index.duplicated()][0]
@@ -58,4 +66,14 @@ def read_loadings(path: str | Path, feature_ids, component: str | int = 1) -> tu
             "check that the loadings belong to this data set and its preprocessing"
         )
     w = series.reindex(pd.Index(feature_ids).astype(str), fill_value=0.0).to_numpy(float)
+    nnz = int(np.count_nonzero(w))
+    if nnz == 0:
+        raise InputError(f"column '{name}' of {path} is the zero vector; give a column with a nonzero loading")
+    if k is not None and nnz > k:
+        raise InputError(f"column '{name}' of {path} has {nnz} nonzeros but k = {k}; raise `k` to {nnz} or truncate it")
+    if nonneg and (w < 0).any():
+        raise InputError(
+            f"column '{name}' of {path} has {int((w < 0).sum())} negative loadings; "
+            "drop `nonneg` or give nonnegative loadings"
+        )
     return w, name

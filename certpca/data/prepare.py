@@ -13,6 +13,7 @@ from certpca.errors import InputError
 from certpca.sparse_factor import column_stats
 
 from .dataset import DEFERRED_BLOCK_BYTES, Dataset, check_unique_ids, frozen, some_ids
+from .readers import read_small_table
 
 
 # ------------------------------------------------------------------ prepare
@@ -215,12 +216,7 @@ def read_labels(path: str | Path) -> pd.Series:
     path = Path(path)
     if not path.is_file():
         raise InputError(f"labels file not found: {path}; check the path")
-    try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, sep=None, engine="python")
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise InputError(
-            f"cannot read labels file {path.name} ({exc.__class__.__name__}); give a CSV sample,label"
-        ) from None
+    frame = read_small_table(path, "labels file", "a CSV sample,label")
     if {"sample", "label"} <= set(frame.columns):
         frame = frame[["sample", "label"]]
     elif frame.shape[1] >= 2:

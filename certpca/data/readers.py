@@ -74,6 +74,11 @@ def read(
         raise InputError("`transpose` and `na` do not apply to a covariance matrix; drop them")
     if not path.is_file():
         raise InputError(f"file not found: {path}; check the path")
+    if path.suffix.lower() == ".json":
+        raise InputError(
+            f"{path.name} is JSON, not a data table; give a CSV/TSV, parquet, npz or h5ad file "
+            "(a saved --json run makes tables with 'certpca table')"
+        )
     table = _parse(path, covariance=covariance, key=key)
     if covariance:
         return _covariance_dataset(table, path)
@@ -290,6 +295,21 @@ def _read_body(path: Path, **options) -> pd.DataFrame:
     with _text(path) as fh:
         next(line for line in fh if line.strip())
         return pd.read_csv(fh, **options)
+
+
+def read_small_table(path: Path, what: str, layout: str) -> pd.DataFrame:
+    """A small delimited text file of strings (a labels or annotation file), its delimiter chosen as the
+    data's (:func:`_delimiter`); an empty or unreadable file is one :class:`InputError` naming ``what``
+    and ``layout``."""
+    lines = _read_lines(path, 6)
+    if not lines:
+        raise InputError(f"{what} {path.name} is empty; give {layout}")
+    delimiter = _delimiter(path, lines)
+    try:
+        with _text(path) as fh:
+            return pd.read_csv(fh, dtype=str, keep_default_na=False, sep=r"\s+" if delimiter is None else delimiter)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise InputError(f"cannot read {what} {path.name} ({exc.__class__.__name__}); give {layout}") from None
 
 
 def _widths_agree(path: Path, delimiter: str | None, width: int, n_rows: int) -> bool:

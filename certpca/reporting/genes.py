@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 
 from certpca import evaluate as ev
+from certpca import solvers
 from certpca.data import Dataset, clustering_classes
 from certpca.errors import InputError
 from certpca.messages import quiet
@@ -61,6 +62,13 @@ def gene_selection_run(
     why = clustering_classes(ds.labels)
     if why:
         raise InputError(f"gene selection cannot score clusterings: {why}")
+    if ds.n_features < 2:
+        raise InputError(f"gene selection compares subsets of features; the data have {ds.n_features}, give more")
+    if not solvers.get(method).nonneg:
+        able = ", ".join(name for name, solver in solvers.REGISTRY.items() if solver.nonneg)
+        raise InputError(
+            f"`method={method!r}` cannot impose nonnegativity, which gene selection needs; use one of {able}"
+        )
     dim = ds.n_features
     sizes = sorted({min(int(s), dim) for s in [*sizes, featured] if int(s) >= 1})
     featured = min(int(featured), dim)

@@ -210,11 +210,7 @@ def choose_methods(methods: str | Iterable[str] | None, nonneg_modes: Sequence[b
         names = _names(methods)
         if names == ["all"]:
             names = [m for m in SOLVERS if SOLVERS[m].sparse]
-        unknown = [m for m in names if m not in SOLVERS]
-        if unknown:
-            raise InputError(
-                f"unknown method(s) {', '.join(unknown)}; choose from {', '.join(SOLVERS)} (certpca solvers)"
-            )
+        _check_known(names, "methods")
         if not names:
             raise InputError("`methods` is empty; name at least one method (certpca solvers)")
         chosen = list(dict.fromkeys(names))
@@ -237,11 +233,22 @@ def _names(spec: str | Iterable[str]) -> list[str]:
     return [m for m in names if m]
 
 
+def _check_known(names: list[str], param: str) -> None:
+    """Every name a registered solver, or an InputError naming ``param`` and the choices."""
+    unknown = [m for m in names if m not in SOLVERS]
+    if unknown:
+        raise InputError(
+            f"`{param}` names unknown method(s) {', '.join(unknown)}; "
+            f"choose from {', '.join(SOLVERS)} (certpca solvers)"
+        )
+
+
 def _path_methods(chosen: list[str], path_methods: str | Iterable[str] | None) -> tuple[list[str], dict]:
     """The methods on the path and, for each left out, the reason."""
     if path_methods is None:
         return ([m for m in chosen if m not in SLOW_ON_PATH], {m: SLOW_ON_PATH[m] for m in chosen if m in SLOW_ON_PATH})
     names = [m.strip() for m in path_methods.split(",")] if isinstance(path_methods, str) else list(path_methods)
+    _check_known([m for m in names if m != "all"], "path_methods")
     on_path = chosen if names == ["all"] else [m for m in chosen if m in names]
     missing = [m for m in names if m != "all" and m not in chosen]
     if missing:
@@ -282,8 +289,8 @@ def resolve(ds: Dataset, problem: Problem, options: ReportOptions) -> Plan:
     on_path, path_skipped = _path_methods(chosen, o.path_methods)
     if ks and not on_path:
         raise InputError("no method left for the path; name one with `path_methods` or give `path` ''")
-    head_bounds = parse_bounds(o.bounds) if o.bounds else None
-    band_bounds = parse_bounds(o.path_bounds) if o.path_bounds else None
+    head_bounds = None if o.bounds is None else parse_bounds(o.bounds)
+    band_bounds = None if o.path_bounds is None else parse_bounds(o.path_bounds, "path_bounds")
     if "pattern" in (head_bounds or []) or "pattern" in (band_bounds or []):
         raise InputError(
             "the report shares bounds between methods, so the support-specific 'pattern' "

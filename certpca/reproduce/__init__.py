@@ -26,6 +26,7 @@ from certpca.reporting.plots import STYLE, to_svg
 from certpca.reporting.tables import write_tables
 
 from ..errors import InputError
+from ..validation import check_int
 from ..version import __version__
 from .asteris2014 import ASTERIS, asteris2014_fig4_6
 from .common import Result, Settings, mpl, published_table
@@ -85,9 +86,13 @@ def reproduce(
 ) -> list[Result]:
     """Run the experiments ``names`` (default all) and write figures, tables and index.html into ``out``."""
     names = parse_names(names)
+    check_int(seed, "seed", low=0)  # before the folder is made: a refused run leaves nothing
     out = Path(out)
     check_out(out, force)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise InputError(f"cannot create folder {out} for `out`: {err.strerror}; choose a writable place") from None
     settings = Settings(quick=quick, seed=seed)
     results = []
     t_all = time.perf_counter()

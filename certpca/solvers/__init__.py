@@ -50,12 +50,13 @@ def check_method(method: str, nonneg: bool, options: dict | None = None) -> Solv
         raise InputError.bad_argument(
             "nonneg",
             f"cannot be True for method '{method}', which cannot impose nonnegativity; "
-            "use nonneg=False or method='auto'",
+            "drop `nonneg` or use `method='auto'`",
         )
     if not nonneg and not solver.signed:
         raise InputError.bad_argument(
             "nonneg",
-            f"must be True for method '{method}', which finds nonnegative components only; or use method='auto'",
+            f"must be True for method '{method}', which finds nonnegative components only; "
+            "add `nonneg=True` or use `method='auto'`",
         )
     unknown = set(options or {}) - set(solver.defaults)
     if unknown:
