@@ -285,3 +285,21 @@ def _h5ad(folder: Path) -> None:
 def test_an_h5ad_refusal_names_the_flags_and_the_fix(tmp_path, argv, message):
     _h5ad(tmp_path)
     _one_line_refusal(tmp_path, argv, message)
+
+
+def test_running_out_of_memory_is_one_line_naming_the_fix_not_an_internal_error(tmp_path, monkeypatch):
+    """An option that asks for more memory than the machine has (``fit --restarts 1000000000`` asked numpy for
+    96.9 GiB) was 'internal error: MemoryError ... please report this'; it is the user's option, not a bug."""
+    import certpca.cli.fitting as fitting
+
+    def too_big(args):
+        raise MemoryError("Unable to allocate 96.9 GiB for an array with shape (1000000000, 13)")
+
+    monkeypatch.setattr(fitting, "_open", too_big)
+    out = tmp_path / "loadings.csv"
+    code, _, err = _run(["fit", "pitprops", "--k", "3", "--restarts", "1000000000", "--out", str(out)])
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert code == 2 and len(lines) == 1, err
+    assert lines[0].startswith("certpca: error: not enough memory (Unable to allocate 96.9 GiB"), err
+    assert "--restarts" in lines[0] and "internal error" not in err
+    assert not out.exists()

@@ -64,7 +64,8 @@ def _one_line_warning(message, category, filename, lineno, file=None, line=None)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit code (0 ok, 1 internal error, 2 bad input, 130 interrupted)."""
+    """Run the command line; returns the exit code (0 ok, 1 internal error, 2 bad input or not enough memory,
+    130 interrupted)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser()
     parsers = [parser]
@@ -78,6 +79,14 @@ def main(argv: list[str] | None = None) -> int:
                 return args.handler(args)
         except InputError as err:
             print(f"certpca: error: {err.renamed(lambda param: flag_of(param, parsers))}", file=sys.stderr)
+            return 2
+        except MemoryError as err:  # an option or the data asked for more than the machine has: not a bug
+            first = str(err).splitlines()[0] if str(err) else "no details"
+            print(
+                f"certpca: error: not enough memory ({first}); give smaller options (--restarts, --components, "
+                "--k, resamples) or fewer features",
+                file=sys.stderr,
+            )
             return 2
         except BrokenPipeError:  # e.g. piped into head: not an error of ours
             sys.stdout = open(os.devnull, "w")
