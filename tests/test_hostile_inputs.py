@@ -247,6 +247,9 @@ def _one_line_refusal(tmp_path: Path, argv: list[str], message: str) -> None:
         (["reproduce", "sigg2008-fig2", "-o", "@existing.csv/figures"], "cannot create folder"),
         # a negative seed was refused after the --out folder had been made
         (["reproduce", "zass2006-fig5", "--quick", "--seed", "-1", "-o", "@new"], "--seed is out of range"),
+        # 'all' beside other names was called an unknown method, though it is one alone
+        (["report", "DATA", "--k", "2", "--method", "all,em"], "--method takes all alone"),
+        (["report", "DATA", "--k", "2", "--path-method", "em,all"], "--path-method takes all alone"),
     ],
 )
 def test_bad_input_found_by_the_audit_is_one_line(tmp_path, argv, message):

@@ -208,6 +208,7 @@ def choose_methods(methods: str | Iterable[str] | None, nonneg_modes: Sequence[b
         }
     else:
         names = _names(methods)
+        _all_alone(names, "methods", "every sparse method")
         if names == ["all"]:
             names = [m for m in SOLVERS if SOLVERS[m].sparse]
         _check_known(names, "methods")
@@ -233,6 +234,12 @@ def _names(spec: str | Iterable[str]) -> list[str]:
     return [m for m in names if m]
 
 
+def _all_alone(names: list[str], param: str, meaning: str) -> None:
+    """'all' is a whole list on its own: beside other names it is an InputError naming ``param``."""
+    if "all" in names and names != ["all"]:
+        raise InputError(f"`{param}` takes all alone ({meaning}) or a list of methods; drop all or the other names")
+
+
 def _check_known(names: list[str], param: str) -> None:
     """Every name a registered solver, or an InputError naming ``param`` and the choices."""
     unknown = [m for m in names if m not in SOLVERS]
@@ -248,6 +255,7 @@ def _path_methods(chosen: list[str], path_methods: str | Iterable[str] | None) -
     if path_methods is None:
         return ([m for m in chosen if m not in SLOW_ON_PATH], {m: SLOW_ON_PATH[m] for m in chosen if m in SLOW_ON_PATH})
     names = [m.strip() for m in path_methods.split(",")] if isinstance(path_methods, str) else list(path_methods)
+    _all_alone(names, "path_methods", "every method run")
     _check_known([m for m in names if m != "all"], "path_methods")
     on_path = chosen if names == ["all"] else [m for m in chosen if m in names]
     missing = [m for m in names if m != "all" and m not in chosen]
