@@ -172,13 +172,19 @@ SIDE_FILES = {
 
 
 def _one_line_refusal(tmp_path: Path, argv: list[str], message: str) -> None:
-    """Exit code 2, one 'certpca: error:' line containing ``message``, every file as it was, none new."""
+    """Exit code 2, one 'certpca: error:' line containing ``message``, every file as it was, none new (run from
+    ``tmp_path``, so that also holds for a default output name)."""
     data = _good_table(tmp_path)
     (tmp_path / "figures").mkdir()
     for name, content in SIDE_FILES.items():
         (tmp_path / name).write_bytes(content if isinstance(content, bytes) else content.encode())
     before = _files(tmp_path)
-    code, out, err = _run([str(data) if a == "DATA" else a.replace("@", f"{tmp_path}/") for a in argv])
+    home = os.getcwd()
+    os.chdir(tmp_path)  # a default output (report.html) would land here, and be seen as new
+    try:
+        code, out, err = _run([str(data) if a == "DATA" else a.replace("@", f"{tmp_path}/") for a in argv])
+    finally:
+        os.chdir(home)
     assert code == 2, (code, err)
     lines = [ln for ln in err.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("certpca: error: "), err
