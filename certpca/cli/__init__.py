@@ -63,6 +63,11 @@ def _one_line_warning(message, category, filename, lineno, file=None, line=None)
     print(f"certpca: warning: {message}", file=sys.stderr)
 
 
+def _first_line(err: BaseException) -> str:
+    """The first line of an exception's message ('' when it has none)."""
+    return str(err).splitlines()[0] if str(err) else ""
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 ok, 1 internal error, 2 bad input or not enough memory,
     130 interrupted)."""
@@ -81,12 +86,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"certpca: error: {err.renamed(lambda param: flag_of(param, parsers))}", file=sys.stderr)
             return 2
         except MemoryError as err:  # an option or the data asked for more than the machine has: not a bug
-            first = str(err).splitlines()[0] if str(err) else "no details"
-            print(
-                f"certpca: error: not enough memory ({first}); give smaller options (--restarts, --components, "
-                "--k, resamples) or fewer features",
-                file=sys.stderr,
-            )
+            shrink = "give smaller options (--restarts, --components, --k, resamples) or fewer features"
+            print(f"certpca: error: not enough memory ({_first_line(err) or 'no details'}); {shrink}", file=sys.stderr)
             return 2
         except BrokenPipeError:  # e.g. piped into head: not an error of ours
             sys.stdout = open(os.devnull, "w")
@@ -97,9 +98,8 @@ def main(argv: list[str] | None = None) -> int:
         except Exception as err:  # last resort: a bug of ours, in one line unless --debug
             if "--debug" in argv:
                 raise
-            first = str(err).splitlines()[0] if str(err) else ""
             print(
-                f"certpca: internal error: {type(err).__name__}: {first}; please report this with the "
+                f"certpca: internal error: {type(err).__name__}: {_first_line(err)}; please report this with the "
                 "command (--debug shows the traceback)",
                 file=sys.stderr,
             )
