@@ -113,9 +113,27 @@ def test_z_steps_are_charged_without_frank_wolfe_steps():
     P = Problem.from_data(rng.standard_normal((20, 12)) * rng.uniform(0.3, 2.0, 12))
     opt, _ = brute_force(P.dense(), 5, False)
     work = Work(0.1)
-    b = matrix_dabe_bound(P, 5, time_limit=work, steps=0, outer=400)
+    b = matrix_dabe_bound(P, 5, time_limit=work, steps=0, outer=400, patience=None)
     assert b.params["time_limit_reached"] and 0 < b.params["z_steps"] < 400
     assert b.value >= opt
+
+
+def test_the_z_steps_end_once_they_stop_gaining():
+    """With a budget far beyond what the Z steps can use, they end after ``PATIENCE`` steps in a row without a
+    relative gain of ``PATIENCE_RTOL``, not at ``outer``; the steps a patient run leaves out gain no more than
+    that here, and the bound stays valid."""
+    from certpca.certification.sdp_matrix import PATIENCE, PATIENCE_RTOL
+
+    rng = np.random.default_rng(8)
+    P = Problem.from_data(rng.standard_normal((20, 12)) * rng.uniform(0.3, 2.0, 12))
+    opt, _ = brute_force(P.dense(), 5, False)
+    patient = matrix_dabe_bound(P, 5, time_limit=Work(1e6), outer=400)
+    P.memo.clear()
+    full = matrix_dabe_bound(P, 5, time_limit=Work(1e6), outer=400, patience=None)
+    assert patient.params["stalled"] and not patient.params["time_limit_reached"]
+    assert PATIENCE <= patient.params["z_steps"] < full.params["z_steps"] == 400
+    assert full.value <= patient.value <= full.value * (1 + 2 * PATIENCE_RTOL)
+    assert min(patient.value, full.value) >= opt
 
 
 def test_warm_start_from_dabe_sdp_never_below_the_optimum():
