@@ -10,6 +10,7 @@ from pathlib import Path
 
 from certpca import api
 from certpca.data import Dataset
+from certpca.data.readers import not_a_file
 from certpca.errors import InputError
 from certpca.io import Outputs, load
 from certpca.reporting.genes import gene_selection_run
@@ -278,8 +279,8 @@ def _cmd_table(args: argparse.Namespace) -> int:
     stdin = str(args.json_file) == "-"
     source = "the standard input" if stdin else args.json_file
     if not stdin and not args.json_file.is_file():
-        missing = "is a folder" if args.json_file.is_dir() else "not found"
-        raise InputError(f"{source} {missing}; give the saved --json output of report, fit or certify")
+        what = not_a_file(args.json_file)
+        raise InputError(f"{source} {what}; give the saved --json output of report, fit or certify")
     try:
         obj = json.loads(sys.stdin.read() if stdin else args.json_file.read_bytes())
     except UnicodeDecodeError:

@@ -14,7 +14,7 @@ import pandas as pd
 from certpca.errors import InputError
 
 from .dataset import Dataset, some_ids
-from .readers import read_small_table
+from .readers import not_a_file, read_small_table
 
 COLUMNS = ["symbol", "description"]
 
@@ -51,8 +51,7 @@ def read_annotation(source) -> pd.DataFrame:
 
 def _read_file(path: Path) -> pd.DataFrame:
     if not path.is_file():
-        missing = "is a folder" if path.is_dir() else "not found"
-        raise InputError(f"annotation file {path} {missing}; give a CSV of feature id, symbol, description")
+        raise InputError(f"annotation file {path} {not_a_file(path)}; give a CSV of feature id, symbol, description")
     frame = read_small_table(path, "annotation file", "a CSV of feature id, symbol, description")
     id_column = next((c for c in frame.columns if str(c).lower() in ("feature", "id", "probe")), frame.columns[0])
     return frame.set_index(id_column)

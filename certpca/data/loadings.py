@@ -10,6 +10,7 @@ import pandas as pd
 from certpca.errors import InputError
 
 from .annotation import COLUMNS as ANNOTATION_COLUMNS
+from .readers import not_a_file
 
 
 def read_loadings(
@@ -26,8 +27,7 @@ def read_loadings(
     """
     path, column = Path(path), str(component)
     if not path.is_file():
-        missing = "is a folder" if path.is_dir() else "not found"
-        raise InputError(f"loadings file {path} {missing}; give the CSV that 'certpca fit --out' writes")
+        raise InputError(f"loadings file {path} {not_a_file(path)}; give the CSV that 'certpca fit --out' writes")
     try:
         table = pd.read_csv(path, index_col=0)
     except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as err:

@@ -297,6 +297,11 @@ def _read_body(path: Path, **options) -> pd.DataFrame:
         return pd.read_csv(fh, **options)
 
 
+def not_a_file(path: Path) -> str:
+    """What a path that is not a readable file is, for a message: 'is a folder' or 'not found'."""
+    return "is a folder" if path.is_dir() else "not found"
+
+
 def read_small_table(path: Path, what: str, layout: str) -> pd.DataFrame:
     """A small delimited text file of strings (a labels or annotation file), its delimiter chosen as the
     data's (:func:`_delimiter`); an empty or unreadable file is one :class:`InputError` naming ``what``
