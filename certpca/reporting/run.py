@@ -462,12 +462,13 @@ def compute(ds: Dataset, problem: Problem, plan: Plan, jobs: int | None = None) 
         # the stability refits of every sign constraint share their halves' covariances: one child refits them
         # all, started with the last sign constraint's best fit (or after the fits, when that one has none)
         stable_bests: dict[bool, Fit] = {}
-        stable_side: list[Side] = []
+        stable_side: Side | None = None
 
         def refit_stability() -> None:
-            if stable_bests and not stable_side:
+            nonlocal stable_side
+            if stable_bests and stable_side is None:
                 refits = partial(stability_records, ds, list(stable_bests.values()), plan.stability, plan.seed)
-                stable_side.append(Side(refits, fork))
+                stable_side = Side(refits, fork)
 
         def fitted_best(nonneg: bool, best: Fit) -> None:
             if plan.stability:
@@ -483,7 +484,7 @@ def compute(ds: Dataset, problem: Problem, plan: Plan, jobs: int | None = None) 
         fitted = fit_and_certify(ds, problem, plan, step, fitted_best, beside, fork, handoff)
         refit_stability()
         paths, bands, path_notes = path_and_band(problem, plan, fitted, step, jobs) if plan.ks else ([], [], [])
-        stable = stable_side[0].result() if stable_side else []
+        stable = stable_side.result() if stable_side is not None else []
         for record in stable:
             step(f"stability{suffix(record.nonneg)}")
         gene = None
