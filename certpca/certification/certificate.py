@@ -105,7 +105,7 @@ class Certificate:
     notes: list[str] = field(default_factory=list)  # e.g. that the certified vector was adopted from a bound
     budget: float | None = None  # seconds of estimated work it was given (None: none; certpca/clock.py)
     budget_used: float = 0.0  # seconds of estimated work its bounds charged
-    net_fired: bool = False  # the CPU safety net behind the budget stopped a bound: the result depends on the load
+    net_fired: bool = False  # the CPU safety net shortened the work: the result may depend on the load
 
     def adopt(self) -> Certificate:
         """The certificate of ``better``'s vector: every bound bounds OPT whatever the vector, so only
@@ -172,8 +172,8 @@ class Certificate:
             note = f"budget: used {self.budget_used:.3g} of {self.budget:.3g} s of estimated work"
         if self.net_fired:
             note += (
-                f"; the CPU safety net ({NET_FACTOR:g} × the budget) stopped a bound: "
-                "this result depends on the machine's load"
+                f"; the CPU safety net ({NET_FACTOR:g} × the budget) shortened the work: this machine ran slower "
+                "than the work estimates, so the result may depend on the machine and its load"
             )
         return note
 

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import certpca
+from certpca import clock
 from certpca.certification import (
     NotApplicable,
     certify_vector,
@@ -27,7 +28,7 @@ from certpca.certification.components import share_of
 from certpca.certification.exact import exact_bound
 from certpca.certification.registry import REGISTRY
 from certpca.certification.screening import screening_bound
-from certpca.clock import Deadline, Work
+from certpca.clock import NET_FACTOR, NET_SLACK, Deadline, Work
 from certpca.problem import Problem
 from tests.brute import brute_force, random_psd, small_problems
 
@@ -123,6 +124,73 @@ def test_components_share_one_budget():
     first.charge(1.0)  # what the first leaves unused goes to the later ones, and its charges count in the whole
     assert clock.used() == 1.0 and share_of(clock, 2).seconds == 5.5 and share_of(clock, 1).seconds == 11.0
     assert share_of(Work(None), 3) is None
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_dabe_charges_its_evaluations_once_and_a_cut_search_stays_above_the_optimum(seed):
+    """dabe charges each λmax evaluation after its first at its size (duals.shrunk_gram_seconds: on pbmc's
+    fifth deflated component the search cost 8 × the first component's, against one whole-run estimate):
+    a memoised evaluation is not charged again, and a search cut by a small allotment is still a bound."""
+    rng = np.random.default_rng(seed)
+    F = rng.standard_normal((12, 14)) * rng.uniform(0.2, 2.0, 14)
+    opt = brute_force(F.T @ F, 4, False)[0]
+    whole = Work(None)
+    P = Problem(factor=F)
+    dabe_bound(P, 4, time_limit=whole)
+    assert whole.used() > 0
+    dabe_bound(P, 4, time_limit=(again := Work(None)))  # every ρ memoised on P: nothing to charge
+    assert again.used() == 0
+    cut = Work(whole.used() / 10)
+    b = dabe_bound(Problem(factor=F), 4, time_limit=cut)
+    assert cut.used() < whole.used() and b.value >= opt
+
+
+def _run_steps(monkeypatch, seconds: float, cpu_per_work: float, step: float = 0.05) -> tuple[Work, float]:
+    """Charge ``step`` of work per step until the budget is spent, on a simulated process clock that advances
+    ``cpu_per_work`` CPU seconds per second charged (a machine that slow against the estimates); (the
+    allotment, the CPU seconds it took)."""
+    cpu = [100.0]
+    monkeypatch.setattr(clock, "now", lambda: cpu[0])
+    work = Work(seconds, net=NET_FACTOR)
+    start = cpu[0]
+    while work.left() > 0:
+        work.charge(step)
+        cpu[0] += cpu_per_work * step
+    return work, cpu[0] - start
+
+
+@pytest.mark.parametrize("cpu_per_work", [0.5, 1.0, 1.2])
+def test_where_the_estimates_hold_the_net_decides_nothing(monkeypatch, cpu_per_work):
+    work, _ = _run_steps(monkeypatch, 10.0, cpu_per_work)
+    assert not work.net_fired() and work.used() == pytest.approx(10.0)
+
+
+@pytest.mark.parametrize("cpu_per_work", [1.5, 3.0, 20.0])
+def test_on_a_machine_slower_than_the_estimates_a_budget_still_ends_within_its_promise(monkeypatch, cpu_per_work):
+    """The net is graded (clock.Work.left): what is left is the smaller of the work left and the CPU time left
+    over NET_FACTOR, so a machine n × slower than the estimates ends within NET_FACTOR × the budget + NET_SLACK
+    (+ one step) and the allotment says that the net shortened it; before, the net was 2 × and fired all at once.
+    Issue 29's promise is 1.2 × the budget."""
+    work, cpu = _run_steps(monkeypatch, 10.0, cpu_per_work)
+    assert work.net_fired() and work.used() < 10.0
+    assert cpu <= 1.2 * 10.0 + NET_SLACK + cpu_per_work * 0.05 + 1e-9, cpu
+
+
+def test_shares_of_a_budget_shrink_with_the_cpu_time_left_on_a_slow_machine(monkeypatch):
+    """Each component's share is of what is left, the CPU time over NET_FACTOR included: on a machine 2 × slower
+    than the estimates the later components still get shares (not nothing once the first ones ran over)."""
+    cpu = [0.0]
+    monkeypatch.setattr(clock, "now", lambda: cpu[0])
+    whole = Work(12.0, net=NET_FACTOR)
+    shares = []
+    for remaining in (3, 2, 1):
+        share = share_of(whole, remaining)
+        shares.append(share.seconds)
+        while share.left() > 0:
+            share.charge(0.1)
+            cpu[0] += 0.2
+    assert all(s > 0 for s in shares) and shares[0] > shares[1] > shares[2]
+    assert whole.net_fired() and cpu[0] <= NET_FACTOR * 12.0 + NET_SLACK + 0.2 + 1e-9
 
 
 def test_certify_vector_returns_within_its_budget_where_the_default_certificate_runs_minutes(monkeypatch):

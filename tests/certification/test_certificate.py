@@ -141,13 +141,13 @@ def test_a_bound_estimated_to_overrun_the_budget_is_skipped_with_the_reason(prob
     P, _ = prob
     w = np.zeros(10)
     w[:3] = 1
-    # dabe charges no steps: its whole-run estimate (``work``) is what must fit
-    monkeypatch.setitem(REGISTRY, "dabe", dataclasses.replace(REGISTRY["dabe"], work=lambda p, k: 1e6))
-    c = certify_vector(P, w, 3, bounds="trace,dabe,lambda1", budget=1000.0)
-    assert "dabe" in c.skipped and "estimated 1e+06 s" in c.skipped["dabe"]
+    # the pattern certificate charges no steps: its whole-run estimate (``work``) is what must fit
+    monkeypatch.setitem(REGISTRY, "pattern", dataclasses.replace(REGISTRY["pattern"], work=lambda p, k: 1e6))
+    c = certify_vector(P, w, 3, bounds="trace,pattern,lambda1", budget=1000.0)
+    assert "pattern" in c.skipped and "estimated 1e+06 s" in c.skipped["pattern"]
     assert {b.name for b in c.bounds} == {"trace", "lambda1"}
     # without a budget nothing is estimated away
-    assert "dabe" in {b.name for b in certify_vector(P, w, 3, bounds="trace,dabe").bounds}
+    assert "pattern" in {b.name for b in certify_vector(P, w, 3, bounds="trace,pattern").bounds}
 
 
 def test_searches_stopped_by_their_time_limit_stay_valid():
