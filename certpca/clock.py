@@ -56,6 +56,12 @@ WALL_SLACK = 2.0
 NET_FACTOR = 1.2
 NET_SLACK = 1.0
 
+#: what a result says when the safety net decided part of it
+NET_NOTE = (
+    f"the CPU safety net ({NET_FACTOR:g} × the budget) shortened the work: this machine ran slower than the work "
+    "estimates, so the result may depend on the machine and its load"
+)
+
 #: floating-point operations per second assumed when a computation's cost is estimated (a bound's
 #: before it starts, a step of :class:`Work`): a third of what one BLAS thread did on the bench
 #: machine (reports/bench/scale.md)

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from certpca import text
+from certpca.clock import NET_NOTE
 
 from .data.dataset import some_ids
 from .errors import InputError
@@ -426,7 +427,19 @@ class Fit:
             if cert is not None:
                 notes.append(f"PC{i + 1} {str(cert).splitlines()[0]}")
                 notes.extend(f"PC{i + 1}: {remark}" for remark in cert.remarks())
+        notes.extend(self._budget_notes())
         return Summary(title, self._with_certificate_rows(self.importance()), notes)
+
+    def _budget_notes(self) -> list[str]:
+        """What the certificates' budget was used for, once for all components, and whether the CPU safety net
+        shortened their work (certpca/clock.py): then the result may depend on the machine and its load."""
+        certs = [c for c in self.certificates if c is not None]
+        if not certs or all(c.budget is None for c in certs):
+            return []
+        note = f"Certificates: {sum(c.budget_used for c in certs):.3g} s of estimated work used"
+        if any(c.net_fired for c in certs):
+            note += f"; {NET_NOTE}"
+        return [note]
 
     def _with_certificate_rows(self, table: pd.DataFrame) -> pd.DataFrame:
         """The importance table and, when there are certificates, the rows "Upper bound" (on the

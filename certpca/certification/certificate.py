@@ -29,7 +29,7 @@ from certpca.certification.numerics import Bound, NotApplicable
 from certpca.certification.registry import REGISTRY, default_bounds, parse_bounds
 from certpca.certification.schedule import computing_order, schedule
 from certpca.certification.spec import BoundSpec
-from certpca.clock import NET_FACTOR, Work
+from certpca.clock import NET_FACTOR, NET_NOTE, Work
 from certpca.errors import InputError, TooLarge
 from certpca.summary import Summary
 from certpca.validation import check_cardinality, check_float
@@ -171,10 +171,7 @@ class Certificate:
         else:
             note = f"budget: used {self.budget_used:.3g} of {self.budget:.3g} s of estimated work"
         if self.net_fired:
-            note += (
-                f"; the CPU safety net ({NET_FACTOR:g} × the budget) shortened the work: this machine ran slower "
-                "than the work estimates, so the result may depend on the machine and its load"
-            )
+            note += f"; {NET_NOTE}"
         return note
 
     def summary(self) -> Summary:

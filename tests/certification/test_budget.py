@@ -274,3 +274,23 @@ def test_leukemia_log2_k50_nonneg_threshold_share_reaches_its_rank2_finalists():
     threshold = next(b for b in cert.bounds if b.name == "threshold")
     assert cert.winner == "threshold" and threshold.params["evaluations"] > 1  # its rank-2 finalists were bounded
     assert cert.certified_fraction >= 0.93, cert.certified_fraction
+
+
+def test_a_fit_says_when_the_cpu_safety_net_shortened_its_certificates(monkeypatch):
+    """On a simulated machine far slower than the estimates (the process clock jumps 1 s a reading) the
+    certificates still come back, each bound valid, and the fit's summary says that the net decided (so the
+    result may depend on the machine); a normal run says only the work used."""
+    X = np.random.default_rng(0).standard_normal((20, 30))
+    fit = certpca.fit(X, 4, n_components=2)
+    certpca.certify(fit, budget=2.0)
+    assert "s of estimated work used" in str(fit.summary()) and "safety net" not in str(fit.summary())
+    ticks = [0.0]
+
+    def slow() -> float:
+        ticks[0] += 1.0
+        return ticks[0]
+
+    monkeypatch.setattr(clock, "now", slow)
+    certpca.certify(fit, budget=2.0)
+    assert all(c.net_fired and c.upper_bound >= c.value for c in fit.certificates)
+    assert "CPU safety net" in str(fit.summary())
