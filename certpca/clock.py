@@ -23,9 +23,11 @@ smaller and no clock decides anything; where the machine runs slower than they s
 :data:`NET_FACTOR` × the work charged + :data:`NET_SLACK`), the CPU time left is the smaller: the shares of
 later bounds and components shrink with it, the call still ends within its promise, and the certificate
 says that the net shortened its work and so that its result may depend on the machine and its load
-(``fired``).  1.2: issue 29's promise (a call returns within 1.2 × its budget); the calibration machine's
-certificates used 0.57–0.86 CPU seconds per second of work (reports/bench/work.md), a machine 1.4 × slower
-0.81–1.19, so the net shortens nothing where the estimates hold.
+(``fired``).  1.5: the calibration machine's certificates used 0.57–0.86 CPU seconds per second of work
+(reports/bench/work.md), a machine 1.4 × slower 0.81–1.19 on its own; with two more processes on its two
+cores contention raised its CPU seconds by up to half again (leukemia ``--log2 20`` k = 50 w ≥ 0, 0.83 alone),
+and at 1.2 the net then decided that certificate.  So the estimates keep a call within about 1.2 × its
+budget on such a machine (reports/bench/budgets.md), and the net keeps any call within 1.5 × + 1 s.
 
 *No wall clock.*  A budget used to end also after 4 × its seconds of wall time; under load that cut
 certificates short (golub raw k = 50 at load 16: 3.3 of its 15 CPU s, 81.3% certified instead of
@@ -53,7 +55,7 @@ WALL_FACTOR = 4.0
 WALL_SLACK = 2.0
 
 #: a budget of s seconds of work uses at most NET_FACTOR·s + NET_SLACK CPU seconds (the safety net)
-NET_FACTOR = 1.2
+NET_FACTOR = 1.5
 NET_SLACK = 1.0
 
 #: what a result says when the safety net decided part of it

@@ -112,8 +112,9 @@ def test_every_bound_that_charges_its_steps_is_allotted_or_capped():
     """A report gives its budget's allotments to ``BUDGETED_BOUNDS``; a bound that charges its steps and is not
     there runs on an unlimited allotment (the matrix-multiplier bound did, 369 s on pbmc): only the bounds
     with caps of their own may (the spannogram's enumeration, the cvxpy solvers' iteration caps, the Gershgorin
-    bound's row blocks: at most the D rows of C, its cost before it charged its blocks)."""
-    own_caps = {"spannogram", "dspca_sdp", "dnn_sdp", "gershgorin"}
+    bound's row blocks: at most the D rows of C, its cost before it charged its blocks; dabe's 1-D search: its
+    grid and golden-section points, 30 by default, its cost before it charged them)."""
+    own_caps = {"spannogram", "dspca_sdp", "dnn_sdp", "gershgorin", "dabe"}
     charging = {name for name, spec in REGISTRY.items() if spec.charges}
     assert charging - set(BUDGETED_BOUNDS) == own_caps
 
