@@ -422,6 +422,11 @@ def certify_vector(
                     f"of the {seconds:.3g} s budget",
                 )
                 continue
+            if spec.floor is not None and np.isfinite(upper):
+                floor = float(np.ldexp(spec.floor(scaled, k, nonneg, time_limit=work), e))
+                if floor >= upper:
+                    skip(name, f"cannot improve on {upper:.6g}: a point of its relaxation reaches {floor:.6g}")
+                    continue
             limit = min(time_limits.get(name, np.inf), np.inf if probe is None else probe)
             kw: dict[str, object] = {}
             if spec.support_option is not None:

@@ -388,6 +388,61 @@ def dnn_dual_bound(
     )
 
 
+#: iterations of the projected power method that finds the DNN relaxation's feasible point (:func:`dnn_floor`)
+FLOOR_ITERATIONS = 100
+
+
+def dnn_floor(problem, k: int, nonneg: bool = True, *, time_limit: Deadline | float | None = None) -> float:
+    """A value below which no point of the DNN dual (:func:`dnn_dual_bound`) can go: ⟨C, X⟩ at a feasible point
+    X = vvᵀ/‖v‖² of the doubly nonnegative relaxation max ⟨C, X⟩, X ⪰ 0, X ≥ 0, tr X = 1, 1ᵀX1 ≤ k, whose
+    dual the bound is (weak duality: ⟨C, X⟩ = ⟨C − ρ11ᵀ + N, X⟩ + ρ·1ᵀX1 − ⟨N, X⟩ ≤ λmax(M) + kρ for ρ ≥ 0,
+    N ≥ 0).  v ≥ 0 with (1ᵀv)² ≤ k‖v‖² comes from a projected power method on that set (the ℓ1 ball of
+    radius √k on the unit sphere, by soft thresholding), from the top eigenvector's positive part; a
+    certificate skips the bound when this is at least its best bound so far (on pbmc k = 30: 40.27 against
+    the DNN dual's 41.08, 17 CPU s, and the best bound 39.35).  Each iteration is charged to ``time_limit``
+    (a :class:`~certpca.clock.Work`) and the search stops when it is spent.  −inf when no point is found."""
+    stop = deadline_after(time_limit)
+    root = np.sqrt(k) * (1 - 1e-9)  # room for the rounding of the sums checked below
+    step = 2 * (problem.factor_rows * problem.dim if problem.uses_factor else problem.dim**2) / FLOP_RATE
+    v = _l1_sphere_point(np.abs(problem.first_pc()), root)
+    best = -np.inf
+    for _ in range(FLOOR_ITERATIONS):
+        if v is None or stop.passed():
+            break
+        norm2 = float(v @ v)
+        if float(np.sum(v)) ** 2 <= k * norm2 * (1 - 1e-12):  # feasible with room for the sums' rounding
+            value = problem.variance(v) / norm2
+            if value <= best * (1 + 1e-12):
+                break
+            best = value
+        stop.charge(step)
+        v = _l1_sphere_point(problem.matvec(v), root)
+    # the computed ⟨C, X⟩ is within a few ulps per term of the exact one at this v
+    return best - 64 * EPS * problem.dim * abs(best) if np.isfinite(best) else best
+
+
+def _l1_sphere_point(y: np.ndarray, root: float) -> np.ndarray | None:
+    """The maximiser of ⟨y, v⟩ over v ≥ 0, ‖v‖₂ = 1, ‖v‖₁ ≤ root: (y − τ)₊ normalised, τ ≥ 0 the smallest
+    threshold that meets the ℓ1 constraint (bisection); None when y has no positive entry."""
+    y = np.maximum(y, 0.0)
+    top = float(y.max(initial=0.0))
+    if top <= 0:
+        return None
+
+    def unit(t: float) -> np.ndarray:
+        z = np.maximum(y - t, 0.0)
+        return z / np.linalg.norm(z)
+
+    v = unit(0.0)
+    if v.sum() <= root:
+        return v
+    lo, hi = 0.0, top * (1 - 1e-12)
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if unit(mid).sum() <= root else (mid, hi)
+    return unit(hi)
+
+
 DNN_REFERENCE = (
     "Weak duality for the doubly nonnegative (X ⪰ 0, X ≥ 0) version of the DSPCA relaxation "
     "of " + DSPCA + " For w ≥ 0 with ‖w‖₀ ≤ k: ρ(1ᵀw)² ≤ ρk and wᵀNw ≥ 0, so "
@@ -403,6 +458,7 @@ DNN_SPEC = BoundSpec(
     time_option="time_limit",
     estimate=dense_eigen_seconds,
     work=whole_run(dense_eigen_seconds, 200, 0.02),  # a search over ρ and three N: alon --log2 20 k = 10, 190 s
+    floor=dnn_floor,
     description="doubly nonnegative dual kρ + λmax(C − ρ11ᵀ + N), cheap choices of N",
     reference=DNN_REFERENCE,
     factor_cost=COST_EXPONENTIAL,  # forms the D × D covariance
