@@ -7,8 +7,8 @@ import dataclasses
 import numpy as np
 import pytest
 
-from certpca.certification import certify_vector, dnn_dual_bound, dnn_sdp_bound
-from certpca.certification.duals import dnn_floor
+from certpca.certification import certify_vector, dnn_dual_bound, dnn_sdp_bound, dspca_dual_bound, dspca_sdp_bound
+from certpca.certification.duals import dnn_floor, dspca_floor
 from certpca.certification.registry import REGISTRY
 from certpca.problem import Problem
 from tests.brute import brute_force, random_psd
@@ -30,41 +30,46 @@ def _problems(n: int, seed: int):
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_the_dnn_floor_is_below_the_dnn_dual_and_the_relaxations_optimum(seed):
-    """floor ≤ the DNN relaxation's value ≤ every point of its dual: the cheap dual (dnn) and the SDP's
-    repaired dual (dnn_sdp, near the relaxation's optimum, so the tighter check)."""
+def test_each_floor_is_below_its_dual_and_the_relaxations_optimum(seed):
+    """floor ≤ the relaxation's value ≤ every point of its dual: the cheap duals (dspca, dnn) and the SDPs'
+    repaired duals (dspca_sdp, dnn_sdp, near the relaxations' optima, so the tighter checks)."""
     for P, k in _problems(30, seed):
-        floor = dnn_floor(P, k)
-        assert floor <= dnn_dual_bound(P, k, True).value
-        assert floor <= dnn_sdp_bound(P, k, True).value
+        signed, nonneg = dspca_floor(P, k), dnn_floor(P, k)
+        assert signed <= dspca_dual_bound(P, k).value and signed <= dspca_sdp_bound(P, k).value
+        assert nonneg <= dnn_dual_bound(P, k, True).value and nonneg <= dnn_sdp_bound(P, k, True).value
 
 
-def test_the_dnn_floor_reaches_the_nonnegative_optimum_on_a_planted_block():
-    """A planted nonnegative block of k features: the feasible point the floor finds is at least that block's
-    value, which is the optimum over w ≥ 0 (brute force)."""
+@pytest.mark.parametrize("signs", [(1, 1, 1, 1), (1, -1, 1, -1)])
+def test_a_floor_reaches_the_optimum_on_a_planted_block(signs):
+    """A planted block of k features: the feasible point a floor finds is at least that block's value, the
+    optimum (brute force; over w ≥ 0 for a block of one sign)."""
     rng = np.random.default_rng(7)
     D, k = 10, 4
     u = np.zeros(D)
-    u[[1, 3, 6, 8]] = 1.0
+    u[[1, 3, 6, 8]] = signs
     C = 5 * np.outer(u, u) / k + np.diag(rng.uniform(0.1, 0.3, D))
-    opt, _ = brute_force(C, k, True)
-    assert dnn_floor(Problem.from_covariance(C), k) >= opt * (1 - 1e-9)
+    P = Problem.from_covariance(C)
+    assert dspca_floor(P, k) >= brute_force(C, k, False)[0] * (1 - 1e-9)
+    if min(signs) > 0:
+        assert dnn_floor(P, k) >= brute_force(C, k, True)[0] * (1 - 1e-9)
 
 
-@pytest.mark.parametrize("seed", range(2))
-def test_skipping_a_bound_below_its_floor_never_changes_a_certificate(seed, monkeypatch):
-    """The same upper bound with the floor as without it (the DNN dual is computed then), and the skip says
-    why; on these instances the floor skips the DNN dual in some certificates and not in others."""
+@pytest.mark.parametrize("nonneg, name", [(True, "dnn"), (False, "dspca")])
+def test_skipping_a_bound_below_its_floor_never_changes_a_certificate(nonneg, name, monkeypatch):
+    """The same upper bound with the floor as without it (the dual is computed then), and the skip says why;
+    on these instances the floor skips the dual in some certificates and not in others."""
+    bounds = f"trace,lambda1,threshold,{name}"
     reasons = []
-    for P, k in _problems(24, 100 + seed):
-        w = np.maximum(np.linalg.eigh(P.dense())[1][:, -1] * np.sign(np.linalg.eigh(P.dense())[1][:, -1].sum()), 0)
-        w[np.argsort(-w)[k:]] = 0
+    for P, k in _problems(36, 100):
+        v = np.linalg.eigh(P.dense())[1][:, -1]
+        w = np.maximum(v * np.sign(v.sum()), 0) if nonneg else v.copy()
+        w[np.argsort(-np.abs(w))[k:]] = 0
         if not w.any():
             continue
-        with_floor = certify_vector(P, w, k, True, bounds="trace,lambda1,threshold,dnn")
-        reasons.append(with_floor.skipped.get("dnn", ""))
-        monkeypatch.setitem(REGISTRY, "dnn", dataclasses.replace(REGISTRY["dnn"], floor=None))
-        without = certify_vector(P, w, k, True, bounds="trace,lambda1,threshold,dnn")
+        with_floor = certify_vector(P, w, k, nonneg, bounds=bounds)
+        reasons.append(with_floor.skipped.get(name, ""))
+        monkeypatch.setitem(REGISTRY, name, dataclasses.replace(REGISTRY[name], floor=None))
+        without = certify_vector(P, w, k, nonneg, bounds=bounds)
         monkeypatch.undo()
         assert with_floor.upper_bound == without.upper_bound
     assert any(r.startswith("cannot improve on") for r in reasons) and any(r == "" for r in reasons)
