@@ -182,18 +182,16 @@ def _centred(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _lloyd(X: np.ndarray, xx: np.ndarray, n_clusters: int, rng, max_iter: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """Lloyd's iterations of :func:`kmeans` on centred ``X``: (labels, centroids, iterations)."""
-    from certpca._lloyd import assign_and_update  # late: numba loads only for k-means
+    """Lloyd's iterations of :func:`kmeans` on centred ``X`` (compiled, :mod:`certpca._lloyd`): (labels,
+    centroids, iterations)."""
+    from certpca._lloyd import lloyd  # late: numba loads only for k-means
 
     centroids = X[rng.choice(X.shape[0], size=n_clusters, replace=False)].copy()
     labels = np.empty(X.shape[0], dtype=np.int64)
-    for n_iter in range(1, max_iter + 1):  # noqa: B007 (the count is returned after the loop)
-        cc = np.einsum("ij,ij->i", centroids, centroids)
-        if assign_and_update(xx, X @ centroids.T, cc, X, labels, centroids, n_iter == 1):
-            break
-    else:
+    n_iter = lloyd(X, xx, labels, centroids, max_iter)
+    if not n_iter:
         warnings.warn(f"k-means did not converge in {max_iter} iterations", ConvergenceWarning, stacklevel=3)
-    return labels, centroids, n_iter
+    return labels, centroids, n_iter or max_iter
 
 
 def load_kmeans() -> None:
