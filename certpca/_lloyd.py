@@ -71,7 +71,7 @@ def squared_norms(C, out):
         out[j] = a0 + a1
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def step(xx, G, cc, X, labels, centroids, first):
     """One Lloyd step from the products ``G`` = X·centroidsᵀ (n × k) and the squared norms ``xx``
     of the rows and ``cc`` of the centroids: squared distances (xx_i − 2G_ij) + cc_j, nearest
@@ -112,12 +112,16 @@ def step(xx, G, cc, X, labels, centroids, first):
 
 
 @njit(cache=True)
-def lloyd(X, xx, labels, centroids, max_iter):
+def lloyd(X, rows, xx, labels, centroids, max_iter):
     """Lloyd's iterations on ``X`` (squared row norms ``xx``) from ``centroids`` until no label changes:
-    the labels and centroids written in place; the number of iterations, or 0 when ``max_iter`` ran out."""
+    the labels and centroids written in place; the number of iterations, or 0 when ``max_iter`` ran out.
+
+    ``rows`` is ``X`` in C order, which the centroids' sums read row by row; the product reads ``X`` in its own
+    order (the same numbers; the gene evaluation's columns of a wider matrix, in Fortran order, multiply
+    faster so)."""
     cc = np.empty(centroids.shape[0])
     for n_iter in range(1, max_iter + 1):
         squared_norms(centroids, cc)
-        if step(xx, np.dot(X, centroids.T), cc, X, labels, centroids, n_iter == 1):
+        if step(xx, np.dot(X, centroids.T), cc, rows, labels, centroids, n_iter == 1):
             return n_iter
     return 0

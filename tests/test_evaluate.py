@@ -178,8 +178,9 @@ def test_load_kmeans_loads_the_step_the_gene_evaluation_calls():
     assert loaded
     rng = np.random.default_rng(3)
     X, labels = rng.standard_normal((40, 6)), np.arange(40) % 3
-    ev.kmeans_jaccard(X, labels, n_init=2)
-    ev.best_partition_jaccard(X, labels, n_init=2)
+    for Y in (X, np.asfortranarray(X)):  # the gene evaluation's columns of a wider matrix are in Fortran order
+        ev.kmeans_jaccard(Y, labels, n_init=2)
+        ev.best_partition_jaccard(Y, labels, n_init=2)
     assert set(lloyd.signatures) == loaded
 
 
