@@ -201,8 +201,9 @@ def load_kmeans() -> None:
     process) by a run on two points in either memory order (the whole data's rows come in C order, the gene
     evaluation's columns of a wider matrix in Fortran order), so that a process forked afterwards (the report's
     gene-set test, reporting/genes.py) shares it instead of loading its own copy."""
-    for order in "CF":
-        kmeans(np.array([[0.0, 1.0], [1.0, 0.0]], order=order), 2, rng=np.random.default_rng(0))
+    two = np.array([[0.0, 1.0], [1.0, 0.0]])
+    for points in (two, np.asfortranarray(two)):
+        kmeans(points, 2, rng=np.random.default_rng(0))
 
 
 def kmeans_jaccard(X, labels, n_clusters: int | None = None, n_init: int = 100, seed: int = 0) -> np.ndarray:
