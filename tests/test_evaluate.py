@@ -168,6 +168,19 @@ def test_kmeans_matches_a_numpy_lloyd_run_for_run(d):
             assert n_iter == ref_iter
 
 
+def test_squared_norms_sum_every_entry_once():
+    """The centroids' squared norms of the compiled loop (summed in einsum's order) for every width around
+    its steps of eight and two: each entry counted once, up to rounding."""
+    from certpca._lloyd import squared_norms
+
+    rng = np.random.default_rng(6)
+    for d in range(1, 41):
+        C = rng.standard_normal((5, d))
+        out = np.empty(5)
+        squared_norms(C, out)
+        np.testing.assert_allclose(out, (C * C).sum(axis=1), rtol=1e-14)
+
+
 def test_load_kmeans_loads_the_step_the_gene_evaluation_calls():
     """What :func:`ev.load_kmeans` loads before the report forks its gene-set test is the compiled step that
     k-means × Jaccard and the gene-set test then call: they add no signature of their own."""
