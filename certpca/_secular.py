@@ -20,7 +20,12 @@ with bisection whenever a step leaves the bracket.  The roots are accurate
 to a small multiple of n·eps·max|λ|, as eigvalsh's are (tests/test_secular.py).
 
 Kept apart so that numba (about 0.2 s to import) loads only when it is used;
-the compiled functions are cached on disk (``cache=True``).
+the compiled functions are cached on disk (``cache=True``).  The sums over the
+poles (:func:`_evaluate`, nearly all of the time) use numpy's error model: with
+Python's, every division checks for a zero divisor, and that branch kept LLVM
+from vectorising the loop (pbmc's CE ranking: 4.5 s of CPU before, 2.5–3.4 s
+after; the scores move by at most 2e-13 relative on the bundled sets, and no
+feature changes its rank).
 
 References: Golub, G. H. (1973). Some modified matrix eigenvalue problems.
 SIAM Review 15(2), 318–334.  Bunch, J. R., Nielsen, C. P. & Sorensen, D. C.
@@ -41,7 +46,7 @@ _EPS = float(np.finfo(float).eps)
 MAX_ITER = 80
 
 
-@njit(cache=True, fastmath={"reassoc", "contract"})
+@njit(cache=True, fastmath={"reassoc", "contract"}, error_model="numpy")
 def _evaluate(poles, weights, m, j, origin, tau):
     """ψ (poles below interval j), φ (poles from j on) and their derivatives at μ = origin + τ."""
     psi = 0.0

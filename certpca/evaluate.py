@@ -162,7 +162,7 @@ def kmeans(X, n_clusters: int, *, rng: np.random.Generator, max_iter: int = KMEA
     if not 1 <= n_clusters <= n:
         raise InputError(f"n_clusters must be between 1 and the number of samples ({n}); got {n_clusters}")
     X, mu, xx = _centred(X)
-    labels, centroids, n_iter = _lloyd(X, xx, n_clusters, rng, max_iter)
+    labels, centroids, n_iter = _lloyd(X, np.ascontiguousarray(X), xx, n_clusters, rng, max_iter)
     return labels, centroids + mu, _inertia(X, xx, labels, centroids), n_iter
 
 
@@ -181,26 +181,29 @@ def _centred(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return X, mu, np.einsum("ij,ij->i", X, X)
 
 
-def _lloyd(X: np.ndarray, xx: np.ndarray, n_clusters: int, rng, max_iter: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """Lloyd's iterations of :func:`kmeans` on centred ``X``: (labels, centroids, iterations)."""
-    from certpca._lloyd import assign_and_update  # late: numba loads only for k-means
+def _lloyd(
+    X: np.ndarray, rows: np.ndarray, xx: np.ndarray, n_clusters: int, rng, max_iter: int
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """Lloyd's iterations of :func:`kmeans` on centred ``X`` (``rows``: the same in C order; compiled,
+    :mod:`certpca._lloyd`): (labels, centroids, iterations)."""
+    from certpca._lloyd import lloyd  # late: numba loads only for k-means
 
     centroids = X[rng.choice(X.shape[0], size=n_clusters, replace=False)].copy()
     labels = np.empty(X.shape[0], dtype=np.int64)
-    for n_iter in range(1, max_iter + 1):  # noqa: B007 (the count is returned after the loop)
-        cc = np.einsum("ij,ij->i", centroids, centroids)
-        if assign_and_update(xx, X @ centroids.T, cc, X, labels, centroids, n_iter == 1):
-            break
-    else:
+    n_iter = lloyd(X, rows, xx, labels, centroids, max_iter)
+    if not n_iter:
         warnings.warn(f"k-means did not converge in {max_iter} iterations", ConvergenceWarning, stacklevel=3)
-    return labels, centroids, n_iter
+    return labels, centroids, n_iter or max_iter
 
 
 def load_kmeans() -> None:
-    """Load k-means' compiled step (:mod:`certpca._lloyd`, from numba's disk cache: about 0.5 s of CPU in a fresh
-    process) by one run on two points, so that a process forked afterwards (the report's gene-set test,
-    reporting/genes.py) shares it instead of loading its own copy."""
-    kmeans(np.array([[0.0], [1.0]]), 2, rng=np.random.default_rng(0))
+    """Load k-means' compiled loop (:mod:`certpca._lloyd`, from numba's disk cache: about 0.5 s of CPU in a fresh
+    process) by a run on two points in either memory order (the whole data's rows come in C order, the gene
+    evaluation's columns of a wider matrix in Fortran order), so that a process forked afterwards (the report's
+    gene-set test, reporting/genes.py) shares it instead of loading its own copy."""
+    two = np.array([[0.0, 1.0], [1.0, 0.0]])
+    for points in (two, np.asfortranarray(two)):
+        kmeans(points, 2, rng=np.random.default_rng(0))
 
 
 def kmeans_jaccard(X, labels, n_clusters: int | None = None, n_init: int = 100, seed: int = 0) -> np.ndarray:
@@ -237,10 +240,11 @@ def kmeans_jaccard(X, labels, n_clusters: int | None = None, n_init: int = 100, 
     if not 1 <= k <= X.shape[0]:
         raise InputError(f"n_clusters must be between 1 and the number of samples ({X.shape[0]}); got {k}")
     X, _, xx = _centred(_isometric(X))  # once for all runs: what kmeans() would do in each
+    rows = np.ascontiguousarray(X)
     scores = np.empty(n_init)
     with _one_thread():
         for r, child in enumerate(np.random.SeedSequence(seed).spawn(n_init)):
-            pred, _, _ = _lloyd(X, xx, k, np.random.default_rng(child), KMEANS_MAX_ITER)
+            pred, _, _ = _lloyd(X, rows, xx, k, np.random.default_rng(child), KMEANS_MAX_ITER)
             scores[r] = _jaccard_of_codes(truth, pred)  # pred: cluster indices 0..k-1, already codes
     return scores
 
@@ -471,9 +475,10 @@ def best_partition_jaccard(X, labels, *, n_init: int = 10, seed: int = 0) -> flo
     truth = _codes(labels, "labels")
     k = int(truth.max() + 1)
     X, _, xx = _centred(_isometric(X))
+    rows = np.ascontiguousarray(X)
     best, best_pred = np.inf, truth
     for child in np.random.SeedSequence(seed).spawn(n_init):
-        pred, centroids, _ = _lloyd(X, xx, k, np.random.default_rng(child), KMEANS_MAX_ITER)
+        pred, centroids, _ = _lloyd(X, rows, xx, k, np.random.default_rng(child), KMEANS_MAX_ITER)
         inertia = _inertia(X, xx, pred, centroids)
         if inertia < best:
             best, best_pred = inertia, pred.copy()

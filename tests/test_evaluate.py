@@ -154,31 +154,47 @@ def lloyd_reference(X, k, rng, max_iter=300):
     return labels, n_iter
 
 
-@pytest.mark.parametrize("d", [1, 2, 7])
+@pytest.mark.parametrize("d", [1, 2, 7, 30])
 def test_kmeans_matches_a_numpy_lloyd_run_for_run(d):
     X, y = planted(n_per=(30, 25, 5), d=d, spread=1.0, seed=9)  # overlapping: many iterations
     X = np.vstack([X, np.repeat(X[:1], 4, axis=0)])  # duplicates: runs that start with empty clusters
+    if d == 30:  # columns of a wider matrix, as the gene evaluation's subsets are (Fortran order)
+        X = np.asfortranarray(X)
     for child in np.random.SeedSequence(3).spawn(20):
-        for k in (3, 6):
+        for k in (3, 6, 10):
             labels, _, _, n_iter = ev.kmeans(X, k, rng=np.random.default_rng(child))
             ref, ref_iter = lloyd_reference(X, k, np.random.default_rng(child))
             np.testing.assert_array_equal(labels, ref)
             assert n_iter == ref_iter
 
 
+def test_squared_norms_sum_every_entry_once():
+    """The centroids' squared norms of the compiled loop (summed in einsum's order) for every width around
+    its steps of eight and two: each entry counted once, up to rounding."""
+    from certpca._lloyd import squared_norms
+
+    rng = np.random.default_rng(6)
+    for d in range(1, 41):
+        C = rng.standard_normal((5, d))
+        out = np.empty(5)
+        squared_norms(C, out)
+        np.testing.assert_allclose(out, (C * C).sum(axis=1), rtol=1e-14)
+
+
 def test_load_kmeans_loads_the_step_the_gene_evaluation_calls():
     """What :func:`ev.load_kmeans` loads before the report forks its gene-set test is the compiled step that
     k-means × Jaccard and the gene-set test then call: they add no signature of their own."""
-    from certpca._lloyd import assign_and_update
+    from certpca._lloyd import lloyd
 
     ev.load_kmeans()
-    loaded = set(assign_and_update.signatures)
+    loaded = set(lloyd.signatures)
     assert loaded
     rng = np.random.default_rng(3)
     X, labels = rng.standard_normal((40, 6)), np.arange(40) % 3
-    ev.kmeans_jaccard(X, labels, n_init=2)
-    ev.best_partition_jaccard(X, labels, n_init=2)
-    assert set(assign_and_update.signatures) == loaded
+    for Y in (X, np.asfortranarray(X)):  # the gene evaluation's columns of a wider matrix are in Fortran order
+        ev.kmeans_jaccard(Y, labels, n_init=2)
+        ev.best_partition_jaccard(Y, labels, n_init=2)
+    assert set(lloyd.signatures) == loaded
 
 
 def test_isometric_reduction_keeps_the_clustering():
