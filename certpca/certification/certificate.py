@@ -423,7 +423,7 @@ def certify_vector(
                 )
                 continue
             if spec.floor is not None and np.isfinite(upper):
-                floor = float(np.ldexp(spec.floor(scaled, k, nonneg, time_limit=work), e))
+                floor = float(np.ldexp(spec.floor(scaled, k, time_limit=work), e))
                 if floor >= upper:
                     skip(name, f"cannot improve on {upper:.6g}: a point of its relaxation reaches {floor:.6g}")
                     continue

@@ -10,6 +10,7 @@ so the 1-D searches here only buy tightness, never validity.  Margins from
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 import scipy.sparse.linalg
@@ -191,12 +192,13 @@ def dabe_bound(
     # λmax at ρ (bounded, and estimated) does not depend on k: memoised, and then not charged again
     memo, guesses = problem.memo.setdefault("dabe", {}), problem.memo.setdefault("dabe_estimates", {})
     stop = deadline_after(time_limit)
-    first = [True]  # the first evaluation is the certificate's to charge (DABE_SPEC.estimate)
+    first = True  # the first evaluation is the certificate's to charge (DABE_SPEC.estimate)
 
     def charged(rho: float, estimate: bool) -> None:
-        if not first[0]:
+        nonlocal first
+        if not first:
             stop.charge(shrunk_gram_seconds(problem, int(np.count_nonzero(dg > rho)), estimate))
-        first[0] = False
+        first = False
 
     def f(rho):
         if rho not in memo:
@@ -303,16 +305,6 @@ def _l1_sphere_point(y: np.ndarray, root: float, nonneg: bool) -> np.ndarray | N
     return unit(hi)
 
 
-def dspca_floor(problem, k: int, nonneg: bool = False, *, time_limit: Deadline | float | None = None) -> float:
-    """:func:`l1_sphere_floor` of the DSPCA dual, which is the signed problem's bound for w ≥ 0 too."""
-    return l1_sphere_floor(problem, k, False, time_limit=time_limit)
-
-
-def dnn_floor(problem, k: int, nonneg: bool = True, *, time_limit: Deadline | float | None = None) -> float:
-    """:func:`l1_sphere_floor` of the DNN dual (w ≥ 0)."""
-    return l1_sphere_floor(problem, k, True, time_limit=time_limit)
-
-
 @timed
 def dspca_dual_bound(
     problem,
@@ -394,7 +386,7 @@ DSPCA_SPEC = BoundSpec(
     estimate=dense_eigen_seconds,
     work=whole_run(dense_eigen_seconds, 30, 0.02),  # a 1-D search of D × D eigenproblems
     description="DSPCA dual λmax(C + U) + k·max|U_ij| at U = −clip(C, ±ρ) (soft threshold)",
-    floor=dspca_floor,
+    floor=partial(l1_sphere_floor, nonneg=False),  # the signed problem's, as the bound is for w ≥ 0 too
     reference=DSPCA + " (the dual of the semidefinite relaxation).",
     factor_cost=COST_EXPONENTIAL,  # forms the D × D covariance
 )
@@ -477,7 +469,7 @@ DNN_SPEC = BoundSpec(
     time_option="time_limit",
     estimate=dense_eigen_seconds,
     work=whole_run(dense_eigen_seconds, 200, 0.02),  # a search over ρ and three N: alon --log2 20 k = 10, 190 s
-    floor=dnn_floor,
+    floor=partial(l1_sphere_floor, nonneg=True),
     description="doubly nonnegative dual kρ + λmax(C − ρ11ᵀ + N), cheap choices of N",
     reference=DNN_REFERENCE,
     factor_cost=COST_EXPONENTIAL,  # forms the D × D covariance

@@ -115,10 +115,11 @@ class BoundSpec:
         The bound whose search this one continues from where it stopped (the matrix bound starts at
         dabe_sdp's best ρ and primal point).  None: none.
     floor : callable or None
-        ``floor(problem, k, nonneg, time_limit=work) -> value`` below which ``func`` cannot go, whatever its
-        search finds (a feasible point of the relaxation whose dual the bound is: weak duality), charging its
-        steps to ``time_limit``: a certificate skips the bound, with that reason, when the floor is at least its
-        best bound so far, since it could not lower it (the DNN dual on pbmc k = 30, w ≥ 0: floor 40.27, value
+        ``floor(problem, k, time_limit=work) -> value`` below which ``func`` cannot go, whatever its
+        search finds and whatever sign constraint it is computed for (a feasible point of the relaxation
+        whose dual the bound is: weak duality), charging its steps to ``time_limit``: a certificate skips
+        the bound, with that reason, when the floor is at least its best bound so far, since it could not
+        lower it (the DNN dual on pbmc k = 30, w ≥ 0: floor 40.27, value
         41.08 after 17 CPU s, the best bound 39.35).  None: none known.
     work : callable or None
         ``work(problem, k) -> seconds``: the estimated work of a whole run, for a bound that does not

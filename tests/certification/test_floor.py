@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from certpca.certification import certify_vector, dnn_dual_bound, dnn_sdp_bound, dspca_dual_bound, dspca_sdp_bound
-from certpca.certification.duals import dnn_floor, dspca_floor
+from certpca.certification.duals import l1_sphere_floor
 from certpca.certification.registry import REGISTRY
 from certpca.problem import Problem
 from tests.brute import brute_force, random_psd
@@ -34,7 +34,7 @@ def test_each_floor_is_below_its_dual_and_the_relaxations_optimum(seed):
     """floor ≤ the relaxation's value ≤ every point of its dual: the cheap duals (dspca, dnn) and the SDPs'
     repaired duals (dspca_sdp, dnn_sdp, near the relaxations' optima, so the tighter checks)."""
     for P, k in _problems(30, seed):
-        signed, nonneg = dspca_floor(P, k), dnn_floor(P, k)
+        signed, nonneg = l1_sphere_floor(P, k, False), l1_sphere_floor(P, k, True)
         assert signed <= dspca_dual_bound(P, k).value and signed <= dspca_sdp_bound(P, k).value
         assert nonneg <= dnn_dual_bound(P, k, True).value and nonneg <= dnn_sdp_bound(P, k, True).value
 
@@ -49,9 +49,9 @@ def test_a_floor_reaches_the_optimum_on_a_planted_block(signs):
     u[[1, 3, 6, 8]] = signs
     C = 5 * np.outer(u, u) / k + np.diag(rng.uniform(0.1, 0.3, D))
     P = Problem.from_covariance(C)
-    assert dspca_floor(P, k) >= brute_force(C, k, False)[0] * (1 - 1e-9)
+    assert l1_sphere_floor(P, k, False) >= brute_force(C, k, False)[0] * (1 - 1e-9)
     if min(signs) > 0:
-        assert dnn_floor(P, k) >= brute_force(C, k, True)[0] * (1 - 1e-9)
+        assert l1_sphere_floor(P, k, True) >= brute_force(C, k, True)[0] * (1 - 1e-9)
 
 
 @pytest.mark.parametrize("nonneg, name", [(True, "dnn"), (False, "dspca")])
