@@ -3,9 +3,10 @@
 EM (Sigg & Buhmann 2008) from its own starts, GPower-ℓ0 (Journée et al. 2010) from its
 starts and, up to ``SPANNOGRAM_MAX_DIM`` features, the exact rank-2 spannogram (Asteris et
 al. 2014), each under the problem's sign constraint; and from the other sign, whose answers
-are feasible or nearly so: for w ≥ 0 the signed spannogram's vector, flipped when it comes
-out all ≤ 0 and otherwise cut to the positive part of its heavier sign; for the signed
-problem nonnegative EM from the positive parts of ±PC1, feasible as it is.  The driver
+are feasible or nearly so: for w ≥ 0 the vectors of the signed spannogram and of signed EM from
+random starts, each flipped when it comes out all ≤ 0 and otherwise cut to the positive part of
+its heavier sign; for the signed problem nonnegative EM from the positive parts of ±PC1, feasible
+as it is, and signed EM from the same random starts.  The driver
 (:func:`certpca.solvers.solve`) runs every start, refits each support and keeps the best,
 above its floor (best single feature, thresholded PC1).  EM alone lost to a single registry
 solver on khan, CBCL and pbmc (issue 27); reports/bench/defaults.md compares the two on every
@@ -83,12 +84,13 @@ class Auto(Solver):
         if problem.factor_fits:
             own += [Start("gpower-l0", nonneg, s) for s in gpower.starts(problem, nonneg, rng, 0)]
         if nonneg:
-            # the signed spannogram's vector is often one-signed (pbmc --scale k = 10: the optimum)
+            # signed answers are often one-signed: the spannogram's (pbmc --scale k = 10: the optimum) and
+            # EM's from random starts (alon --log2 20 k = 50: 64.43 where the nonnegative runs reach 62.33)
             sweeps = [Start("spannogram", True, rng), Start("spannogram", False, rng)]
         else:  # and nonnegative EM from the positive parts of ±PC1 (its deterministic starts but e_j)
             sweeps = [Start("spannogram", False, rng)]
             own += [Start("em", True, s) for s in em.starts(problem, True, rng, 0)[:-1]]
-            sweeps += [Start("em", False, s) for s in _random_starts(problem.dim, rng, restarts)]
+        sweeps += [Start("em", False, s) for s in _random_starts(problem.dim, rng, restarts)]
         return own + (sweeps if problem.dim <= SPANNOGRAM_MAX_DIM else [])
 
     def run(self, problem, k, nonneg, start, **path_options):

@@ -49,3 +49,21 @@ def test_auto_is_the_default_and_listed():
     assert "auto" in REGISTRY and REGISTRY["auto"].nonneg and REGISTRY["auto"].signed
     fit = certpca.fit(Problem.from_covariance(random_psd(np.random.default_rng(0), 8)), 3)
     assert fit.options["method"] == "auto" and fit.components[0].method == "auto"
+
+
+def test_nonnegative_default_keeps_a_one_signed_signed_answer():
+    """alon --log2 20, k = 50: signed EM from a random start ends (after swaps) at 64.4254 with all 50
+    loadings of one sign, a feasible point of the w ≥ 0 problem; the nonnegative runs alone stopped at
+    62.3279.  The w ≥ 0 default may not return less than a feasible point the engine found."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ds = certpca.load("alon", log2=20)
+        signed = certpca.fit(ds, 50).components[0]
+        nonneg = certpca.fit(ds, 50, nonneg=True).components[0]
+    w = signed.weights * np.sign(signed.weights.sum())
+    assert (w >= 0).all() and np.count_nonzero(w) == 50  # feasible for w ≥ 0 as it is
+    P = ds.problem()
+    assert (nonneg.weights >= 0).all() and np.count_nonzero(nonneg.weights) <= 50
+    assert nonneg.variance == pytest.approx(P.variance(nonneg.weights), rel=1e-12)
+    assert nonneg.variance >= P.variance(w) * (1 - 1e-12)
+    assert P.variance(w) > 64.42
