@@ -213,3 +213,27 @@ def progress_bar(
         yield progress
     finally:
         bar.close()
+
+
+class Stall:
+    """Whether a search's best bound, below ``target``, fell by less than ``rtol`` (relative) over the last
+    ``window`` seconds of ``deadline``'s work; ``fired`` once it has.  Above ``target`` it never stalls (dabe_sdp's
+    refinement, certpca/certification/sdp_sample.py: the matrix bound after it starts only from a bound that
+    leads; the exact search on a threshold component, certpca/certification/threshold.py, passes inf)."""
+
+    def __init__(self, deadline, best: float, target: float, window: float, rtol: float):
+        self.deadline, self.target, self.window, self.rtol = deadline, target, window, rtol
+        self.best, self.fired = best, False
+        self.marks: list[tuple[float, float]] = [(deadline.used(), best)]  # (work used, best bound then)
+
+    def seen(self, value: float) -> bool:
+        """Record a bound just computed; True (and ``fired``) when the best has stalled."""
+        self.best = min(self.best, value)
+        now = self.deadline.used()
+        self.marks.append((now, self.best))
+        while len(self.marks) > 1 and self.marks[1][0] <= now - self.window:
+            self.marks.pop(0)
+        then, before = self.marks[0]
+        flat = now - then >= self.window and before - self.best <= self.rtol * self.best
+        self.fired = flat and self.best < self.target
+        return self.fired

@@ -67,7 +67,7 @@ from certpca.certification.numerics import (
 )
 from certpca.certification.relax import MAX_DIM as DENSE_SDP_MAX_DIM  # dense D with the cvxpy SDPs
 from certpca.certification.spec import COST_SDP, DABE, BoundSpec
-from certpca.clock import Deadline
+from certpca.clock import Deadline, Stall
 
 #: the key (with k) under which a search leaves its best ρ, its bound and that ρ's primal X in ``Problem.memo``
 START_KEY = "dabe_sdp start"
@@ -289,31 +289,8 @@ def dual_matrix(F, asq, rho, act, y) -> tuple[np.ndarray, float]:
     return (M + M.T) / 2, gamma(len(act) + 3) * weight + tau + tau_out
 
 
-class _Stall:
-    """Whether a search's best bound, below ``target``, fell by less than ``rtol`` (relative) over the last
-    ``window`` seconds of ``deadline``'s work (:data:`STALL_WINDOW`); ``fired`` once it has.  Above ``target``
-    (the bounds before it) it never stalls: the matrix bound after it starts only from a bound that leads."""
-
-    def __init__(self, deadline, best: float, target: float, window: float, rtol: float):
-        self.deadline, self.target, self.window, self.rtol = deadline, target, window, rtol
-        self.best, self.fired = best, False
-        self.marks: list[tuple[float, float]] = [(deadline.used(), best)]  # (work used, best bound then)
-
-    def seen(self, value: float) -> bool:
-        """Record a bound just computed; True (and ``fired``) when the best has stalled."""
-        self.best = min(self.best, value)
-        now = self.deadline.used()
-        self.marks.append((now, self.best))
-        while len(self.marks) > 1 and self.marks[1][0] <= now - self.window:
-            self.marks.pop(0)
-        then, before = self.marks[0]
-        flat = now - then >= self.window and before - self.best <= self.rtol * self.best
-        self.fired = flat and self.best < self.target
-        return self.fired
-
-
 def _frank_wolfe(
-    S: _Sample, X, iters, k, F, asq, ferr, deadline, target=math.inf, only_at_start=False, stall: _Stall | None = None
+    S: _Sample, X, iters, k, F, asq, ferr, deadline, target=math.inf, only_at_start=False, stall: Stall | None = None
 ):
     """Frank–Wolfe on ψ at one ρ from X; returns (best safe bound, X, primal value, iterations,
     whether it stopped at ``target``).  Each step is charged to ``deadline`` (:class:`certpca.clock.Work`
@@ -460,7 +437,7 @@ def dabe_sdp_bound(
         results[rho] = (b, X)
     if not results:
         raise NotApplicable("no feature has ‖a_i‖² above the ρ grid")
-    stalled = _Stall(deadline, min(b for b, _ in results.values()), target, STALL_WINDOW, STALL_RTOL) if stall else None
+    stalled = Stall(deadline, min(b for b, _ in results.values()), target, STALL_WINDOW, STALL_RTOL) if stall else None
     for _level in range(RHO_LEVELS):
         if stalled is not None and stalled.fired:
             break

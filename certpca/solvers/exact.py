@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.linalg
 
-from ..clock import FLOP_RATE, Deadline, deadline
+from ..clock import FLOP_RATE, Deadline, Stall, deadline
 from ..errors import InputError
 from ..margins import EPS, MARGIN_SLACK, gamma, gershgorin_columns, lmax_upper, safe, shifted_rank2, weyl_margin
 from ..problem import Problem
@@ -364,6 +364,7 @@ def exact(
     time_limit: Deadline | float | None = None,
     rtol: float = 1e-12,
     screen_nodes: bool = True,
+    stall: tuple[float, float] | None = None,
 ) -> ExactResult:
     """Exact OPT by best-first branch and bound (at most ``max_dim`` features at the root, dense C).
 
@@ -378,6 +379,9 @@ def exact(
     running maximum are shared by closures over one search; the proof (module
     docstring) reads best in one place.  An InputError when the root has more than ``max_dim`` features.
     ``screen_nodes``: screen each child's candidates first (:func:`node_screen`; off only to measure what it saves).
+    ``stall``: (window, rtol): stop, as at the time limit, once the bound (the largest of the nodes left) has
+    fallen by less than rtol (relative) over the last window seconds of the time limit's work
+    (:class:`~certpca.clock.Stall`; for a caller that needs a bound, not the proof).
     """
     t0 = time.perf_counter()
     stop_at = deadline(time_limit)
@@ -481,12 +485,13 @@ def exact(
     else:
         b0, j0 = node_bound([], root, np.inf)
         heap.append((-b0, 0, [], root, j0))
+    stalled = None if stall is None else Stall(stop_at, np.inf, np.inf, *stall)
     while heap:
         negb, _, I, R, j = heapq.heappop(heap)
         if -negb <= target():
             ub_seen = max(ub_seen, -negb)
             continue
-        if nodes >= node_limit or stop_at.passed():
+        if nodes >= node_limit or stop_at.passed() or (stalled is not None and stalled.seen(max(-negb, ub_seen))):
             stopped = True
             ub_seen = max(ub_seen, -negb)  # the largest bound of the nodes left
             break
