@@ -180,7 +180,9 @@ def test_on_a_factor_problem_screening_first_runs_before_the_sdps_and_proves_the
     for name, spec in list(REGISTRY.items()):
         monkeypatch.setitem(REGISTRY, name, dataclasses.replace(spec, func=_recorded(spec, calls)))
     cert = certify_vector(P, w, k, nonneg, budget=60.0)
-    assert cert.winner == "screening" and cert.bounds[-1].name == "screening" and cert.bounds[-1].params["proven"]
+    assert cert.bounds[-1].name == "screening" and cert.bounds[-1].params["proven"]
+    # for w ≥ 0 the threshold bound's search on its one component reaches the optimum too, a few ulps lower
+    assert cert.winner == "screening" or (nonneg and cert.winner == "threshold")
     assert calls[-1] == ("screening", nonneg)  # nothing after the proof, nor a signed twin for w ≥ 0
     assert full.value <= cert.upper_bound <= full.value * (1 + 1e-8)
     assert cert.skipped["dabe_sdp"] == "the optimum is proven (no bound can be lower)"
