@@ -7,33 +7,41 @@ OPT⁺ = max over |S| ≤ k of the eigenvalues of C_SS whose eigenvector is stri
 positive (up to sign).  Costs O(2^D) eigen-decompositions: D ≤ 12 only.
 """
 
-from itertools import combinations
+from itertools import combinations, islice
 
 import numpy as np
 
+#: supports whose eigenproblems are solved in one batched call of ``np.linalg.eigh`` (which runs the same LAPACK
+#: routine on each matrix of the stack, so the values are those of one call per support)
+BATCH = 4096
+
 
 def brute_force(C, k, nonneg=False):
-    """Return (OPT, maximiser w) of max wᵀCw, ‖w‖=1, ‖w‖₀ ≤ k (, w ≥ 0)."""
+    """Return (OPT, maximiser w) of max wᵀCw, ‖w‖=1, ‖w‖₀ ≤ k (, w ≥ 0).
+
+    Supports are visited in ``itertools.combinations`` order, size by size, and the first strictly largest
+    candidate wins, as in a loop over the supports one by one."""
     C = np.asarray(C, dtype=float)
     D = C.shape[0]
     best, best_w = -np.inf, None
     sizes = range(1, k + 1) if nonneg else [k]
     for size in sizes:
-        for S in combinations(range(D), size):
-            vals, vecs = np.linalg.eigh(C[np.ix_(S, S)])
+        supports = combinations(range(D), size)
+        while len(S := np.array(list(islice(supports, BATCH)), dtype=np.intp).reshape(-1, size)):
+            vals, vecs = np.linalg.eigh(C[S[:, :, None], S[:, None, :]])
             if not nonneg:
-                cand = [(vals[-1], vecs[:, -1])]
+                lam, vec = vals[:, -1], vecs[:, :, -1]
             else:
-                cand = []
-                for lam, v in zip(vals, vecs.T):
-                    v = v if v.sum() >= 0 else -v
-                    if np.all(v > 0):
-                        cand.append((lam, v))
-            for lam, v in cand:
-                if lam > best:
-                    w = np.zeros(D)
-                    w[list(S)] = v
-                    best, best_w = lam, w
+                # each eigenvector (a column) with its sum made ≥ 0; a candidate only if strictly positive
+                signed = np.where(vecs.sum(axis=1, keepdims=True) >= 0, vecs, -vecs)
+                positive = np.all(signed > 0, axis=1)
+                lam = np.where(positive, vals, -np.inf).ravel()  # (support, eigenvalue) in loop order
+                vec = signed.transpose(0, 2, 1).reshape(-1, size)
+            at = int(np.argmax(lam))
+            if lam[at] > best:
+                best_w = np.zeros(D)
+                best_w[S[at // (len(lam) // len(S))]] = vec[at]
+                best = lam[at]
     return float(best), best_w
 
 

@@ -125,7 +125,9 @@ def test_a_two_worker_local_cluster_gives_the_in_memory_result():
     X = wide(seed=4)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as c:
         with distributed.Client(c) as client:
-            a = certpca.fit(da.from_array(X, chunks=(30, 100)), k=10, n_components=2, client=client)
+            # two column blocks, one per worker: each product still sums blocks made on the cluster, and costs the
+            # scheduler half the tasks of five blocks
+            a = certpca.fit(da.from_array(X, chunks=(30, 250)), k=10, n_components=2, client=client)
             ca = certpca.certify(a, bounds=CHEAP)
     b = certpca.fit(X, k=10, n_components=2)
     same_fit(a, b)
