@@ -565,7 +565,7 @@ THRESHOLD = BoundSpec(
     "kept) and |R_ij| ≤ ρ, so wᵀRw ≤ (k−1)ρ for unit k-sparse w, and M is block diagonal over "
     "the connected components of its pattern, each bounded by interlacing, (weighted) "
     "k-sparse Gershgorin bounds, the rank-2 spannogram bound of " + ASTERIS + " and, on components of "
-    "at most 400 features, the branch and bound over supports of " + MOGHADDAM + " The "
+    f"at most {SEARCH_MAX_DIM} features, the branch and bound over supports of " + MOGHADDAM + " The "
     "thresholding follows the soft-threshold dual of " + DSPCA,
 )
 
