@@ -309,8 +309,8 @@ def certify_vector(
 
     For w ≥ 0 every other bound that applies to the signed problem is the smaller of its
     nonnegative and its signed value (``_with_signed``: the signed one from ``reuse``, or
-    computed beside it within the budget), so a nonnegative certificate is never above the
-    signed certificate of the same bounds.
+    computed beside it within the budget; a bound that continues another, from the signed twin of its start), so a
+    nonnegative certificate is never above the signed certificate of the same bounds.
     time_limits : {name: seconds}, optional — time limits of named bounds with a time
         option (at most what the budget leaves them); the others get their share of the
         budget, or their own default.
@@ -354,6 +354,7 @@ def certify_vector(
     # not used inside, so the lower bounds on it are computed after
     first_runs: dict[str, int] = {}  # a probed bound's name → where its first run's Bound is in done
     twins: list[tuple[int, BoundSpec, dict, float]] = []  # for w ≥ 0: bounds whose signed twin is still to compute
+    used_by: dict[str, float] = {}  # a computed bound's name → the work it charged
 
     def skip(name: str, reason: str) -> None:
         if name not in first_runs:  # a first run's bound stands for a full run that is skipped
@@ -427,8 +428,21 @@ def certify_vector(
                 if floor >= upper:
                     skip(name, f"cannot improve on {upper:.6g}: a point of its relaxation reaches {floor:.6g}")
                     continue
-            limit = min(time_limits.get(name, np.inf), np.inf if probe is None else probe)
+            limit = _time_limit(spec, time_limits, used_by)
+            if limit <= 0 and name not in time_limits:
+                skip(name, f"{spec.continues}, which it continues, spent its time limit")
+                continue
+            limit = min(limit, np.inf if probe is None else probe)
             kw: dict[str, object] = {}
+            if spec.start_option is not None:
+                start = next((b for b in done if b.name == spec.continues), None)
+                if start is None:
+                    skip(name, f"it continues {spec.continues}, which this certificate did not compute")
+                    continue
+                if start.value > upper:
+                    skip(name, f"{spec.continues}, which it continues, is not the best bound so far: another leads")
+                    continue
+                kw[spec.start_option] = start
             if spec.support_option is not None:
                 kw[spec.support_option] = np.flatnonzero(w)
             if spec.target_option is not None and np.isfinite(upper):
@@ -437,11 +451,13 @@ def certify_vector(
                 kw[spec.stall_option] = True  # what it would spend stalled, the bound that continues it uses
             if progress is not None:
                 progress(name, work.used() - spent_before)
+            before = work.used()
             try:
                 b = charged(spec, nonneg, limit, kw, upfront)
             except (NotApplicable, TooLarge) as exc:
                 skip(name, str(exc))
                 continue
+            used_by[name] = used_by.get(name, 0.0) + work.used() - before
             if spec.target_option in kw:
                 b.params["target"] = float(upper)
             twin = nonneg and not spec.sign_free and probe is None  # after its own value: a wait, when streamed
@@ -456,12 +472,19 @@ def certify_vector(
                     first_runs[name] = len(done)
                 i = len(done)
                 done.append(b)
-            if twin and given is None:
+            # a bound continuing another has a signed twin to compute only without ``reuse``: with it, the signed
+            # certificate had the signed start and did not continue it (its bound is then not among the signed ones)
+            if twin and given is None and (spec.start_option is None or reuse is None):
                 twins.append((i, spec, kw, limit))
             upper = min(upper, b.value)
         # for w ≥ 0, the signed problem's bounds too, with what the budget leaves once every bound of
         # w ≥ 0 had its turn (computed at once, they took the time of the nonnegative bounds after them)
+        signed_twins: dict[str, Bound] = {}
         for i, spec, kw, limit in twins:
+            if spec.start_option is not None:  # it continues the signed twin of its start, when there is one
+                if spec.continues not in signed_twins:
+                    continue
+                kw = {**kw, spec.start_option: signed_twins[spec.continues]}
             left = work.left()
             finished = upper - value <= tol * upper or any(b.params.get("proven") for b in done)
             if left <= 0 or (stop_when_optimal and finished):
@@ -473,6 +496,7 @@ def certify_vector(
                 signed = charged(spec, False, limit, kw, upfront)
             except (NotApplicable, TooLarge):
                 continue
+            signed_twins[spec.name] = signed
             done[i] = _with_signed(done[i], signed)
             upper = min(upper, done[i].value)
     if settled is not None:
@@ -542,6 +566,15 @@ def recertify(shared: Certificate, problem, w) -> Certificate:
     value = problem.variance(w)
     lower, better = feasible(problem, shared.bounds, k, shared.nonneg, value, shared.tol)
     return replace(shared, value=value, lower_bound=lower, better=better, notes=[])
+
+
+def _time_limit(spec: BoundSpec, time_limits: Mapping[str, float], used_by: Mapping[str, float]) -> float:
+    """A bound's entry of ``time_limits``; for one without an entry that continues one with an entry
+    (``BoundSpec.continues``), what that one left of it (``used_by``: the work each bound charged); else inf."""
+    start = spec.continues
+    if spec.name in time_limits or start is None or start not in time_limits:
+        return time_limits.get(spec.name, np.inf)
+    return max(time_limits[start] - used_by.get(start, 0.0), 0.0)
 
 
 def _with_signed(b: Bound, signed: Bound) -> Bound:

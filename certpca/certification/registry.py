@@ -17,6 +17,7 @@ from certpca.certification import (
     sdp_sample,
     spectral,
     threshold,
+    threshold_search,
 )
 from certpca.certification.spec import COST_EIGEN, BoundSpec
 from certpca.errors import InputError
@@ -34,6 +35,7 @@ REGISTRY: dict[str, BoundSpec] = {
             *relax.SPECS,
             *sdp_sample.SPECS,
             *sdp_matrix.SPECS,
+            *threshold_search.SPECS,  # after the SDPs of its cost class: they say whether threshold leads
             *exact.SPECS,
         ],
         key=lambda s: s.cost,

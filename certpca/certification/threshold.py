@@ -372,6 +372,66 @@ def _cap_for(cutoff: float, spread: float, diag_err: float) -> float:
     return np.inf
 
 
+class _Evaluator:
+    """(A) at a ρ for one problem, k and sign constraint: the pairs, components per ρ and component bounds kept in
+    ``Problem.memo`` (the same for every k, and for a later call), the work charged to ``stop``."""
+
+    def __init__(self, problem, k: int, nonneg: bool, pair_budget: int | None, dense_max: int, stop: Deadline):
+        self.problem, self.k, self.nonneg, self.stop = problem, k, nonneg, stop
+        self.pair_budget, self.dense_max = pair_budget, dense_max
+        self.diag = problem.diag.astype(float)
+        self.pairs = sorted_pairs(problem, nonneg, pair_budget)
+        self.split = problem.memo.setdefault("threshold_components", {})  # ρ → components: the same for every k
+        self.per_rho = problem.memo.setdefault("threshold_rho", {})  # ρ → its k-free component bounds
+        self.diag_err = (
+            gamma(problem.factor().shape[0]) * float(np.max(np.abs(self.diag))) if problem.uses_factor else 0.0
+        )
+        self.charged: dict[float, set] = {}  # ρ → the component parts charged in this call (_ub_components)
+        self.cut = 0  # evaluations stopped at their cutoff
+
+    def __call__(self, rho, rank2=None, estimate=False, cutoff=np.inf, search=None):
+        """(A) at ρ, or inf once it is seen to be above ``cutoff`` (then it cannot change the search)."""
+        pairs, k, D = self.pairs, self.k, self.problem.dim
+        m_act = int(np.searchsorted(-pairs.key, -rho, side="left"))  # pairs with key > ρ
+        ii, jj, vv = pairs.i[:m_act], pairs.j[:m_act], pairs.v[:m_act]
+        mm = vv - rho if self.nonneg else np.sign(vv) * (np.abs(vv) - rho)
+        at = (self.nonneg, self.pair_budget, m_act)
+        if at not in self.split:
+            g = sp.coo_matrix((np.ones(m_act), (ii, jj)), shape=(D, D))
+            self.split[at] = connected_components(g, directed=False)
+        n_comp, labels = self.split[at]
+        spread = (k - 1) * (rho + pairs.err)
+        ub, info = _ub_components(
+            labels,
+            n_comp,
+            ii,
+            jj,
+            mm,
+            self.diag,
+            k,
+            self.dense_max,
+            rank2,
+            estimate,
+            top=pairs.row_top(m_act, rho, k - 1, D),
+            stop=self.stop,
+            memo=self.per_rho.setdefault((self.nonneg, self.pair_budget, rho), {}),
+            charged=self.charged.setdefault(rho, set()),
+            cap=_cap_for(cutoff, spread, self.diag_err),
+            search=search,
+        )
+        self.cut += info.pop("cut")
+        info.update(n_pairs=m_act, components=int(n_comp))
+        info["work"] = (info.pop("ops") + PAIR_OPS * (m_act + D)) / FLOP_RATE  # what this evaluation is charged
+        self.stop.charge(info["work"])
+        return _value_at(ub, spread, self.diag_err), info
+
+
+def evaluate_at(problem, k, nonneg, rho: float, stop: Deadline, pair_budget=None, dense_max=DENSE_COMPONENT_MAX):
+    """(A) at ρ with the rank-2 component bounds and the exact search on the components that set the maximum,
+    charged to ``stop``: the last step of :func:`threshold_bound` on its own, (value, info)."""
+    return _Evaluator(problem, k, nonneg, pair_budget, dense_max, stop)(rho, nonneg, search=nonneg)
+
+
 @timed
 def threshold_bound(
     problem,
@@ -383,7 +443,7 @@ def threshold_bound(
     pair_budget: int | None = None,
     dense_max: int = DENSE_COMPONENT_MAX,
     rank2: bool = True,
-    search: bool = True,
+    search: bool = False,
     time_limit: Deadline | float | None = None,
 ) -> Bound:
     """OPT ≤ (k − 1)ρ + max over components K of ub_k(M_KK)  (module docstring, (A)).
@@ -395,7 +455,9 @@ def threshold_bound(
     searched on a log grid in [τ, max pair], from the largest down, and refined around the best point,
     then (``rank2``) the grid points within ``REFINE_WINDOW`` of the best ρ are
     re-evaluated with the rank-2 component bound, then (``search``, with ``rank2`` and a ``time_limit``) the best ρ
-    with the exact search on the components that set its maximum, until the allotment is spent; every ρ ≥ τ
+    with the exact search on the components that set its maximum, until the allotment is spent (a certificate
+    runs that last step as a bound of its own, ``threshold_search``, once the semidefinite programs have said
+    whether this bound leads); every ρ ≥ τ
     gives a valid bound (pairs below τ are not needed: their M entry is 0).  After ``time_limit`` seconds of
     the budget clock (:mod:`certpca.clock`) no further ρ is tried and no rank-2 bound is started or finished
     (a started one is abandoned; a started search returns its bound so far); at least one ρ is
@@ -409,55 +471,9 @@ def threshold_bound(
     bounds with Weyl / summation margins (module docstring), then rel 1e-10.
     """
     k = check_k(problem, k)
-    D = problem.dim
-    diag = problem.diag.astype(float)
-    pairs = sorted_pairs(problem, nonneg, pair_budget)
-    i, j, v, tau, err, key = pairs.i, pairs.j, pairs.v, pairs.tau, pairs.err, pairs.key
-    split = problem.memo.setdefault("threshold_components", {})  # ρ → components: the same for every k
-    per_rho = problem.memo.setdefault("threshold_rho", {})  # ρ → its k-free component bounds
-    diag_err = gamma(problem.factor().shape[0]) * float(np.max(np.abs(diag))) if problem.uses_factor else 0.0
-
     stop = deadline_after(time_limit)
-    charged: dict[float, set] = {}  # ρ → the component parts charged in this call (_ub_components)
-
-    cut = [0]  # evaluations stopped at their cutoff
-
-    def evaluate(rho, rank2=None, estimate=False, cutoff=np.inf, search=None):
-        """(A) at ρ, or inf once it is seen to be above ``cutoff`` (then it cannot change the search)."""
-        m_act = int(np.searchsorted(-key, -rho, side="left"))  # pairs with key > ρ
-        ii, jj, vv = i[:m_act], j[:m_act], v[:m_act]
-        if nonneg:
-            mm = vv - rho
-        else:
-            mm = np.sign(vv) * (np.abs(vv) - rho)
-        if (nonneg, pair_budget, m_act) not in split:
-            g = sp.coo_matrix((np.ones(m_act), (ii, jj)), shape=(D, D))
-            split[nonneg, pair_budget, m_act] = connected_components(g, directed=False)
-        n_comp, labels = split[nonneg, pair_budget, m_act]
-        top = pairs.row_top(m_act, rho, k - 1, D)
-        memo = per_rho.setdefault((nonneg, pair_budget, rho), {})
-        ub, info = _ub_components(
-            labels,
-            n_comp,
-            ii,
-            jj,
-            mm,
-            diag,
-            k,
-            dense_max,
-            rank2,
-            estimate,
-            top=top,
-            stop=stop,
-            memo=memo,
-            charged=charged.setdefault(rho, set()),
-            cap=_cap_for(cutoff, (k - 1) * (rho + err), diag_err),
-            search=search,
-        )
-        cut[0] += info.pop("cut")
-        info.update(n_pairs=m_act, components=int(n_comp))
-        stop.charge((info.pop("ops") + PAIR_OPS * (m_act + D)) / FLOP_RATE)
-        return _value_at(ub, (k - 1) * (rho + err), diag_err), info
+    evaluate = _Evaluator(problem, k, nonneg, pair_budget, dense_max, stop)
+    key, tau, D = evaluate.pairs.key, evaluate.pairs.tau, problem.dim
 
     def kth_smallest(n: int) -> float:
         """The n-th smallest value found so far (inf before n points): a point above it is not among the n
@@ -538,9 +554,9 @@ def threshold_bound(
         {
             "rho": best_rho,
             "tau": tau,
-            "pairs_kept": int(len(v)),
+            "pairs_kept": int(len(key)),
             "evaluations": len(results),
-            "evaluations_cut": cut[0],
+            "evaluations_cut": evaluate.cut,
             **info,
         },
         0.0,

@@ -56,17 +56,25 @@ EVERY_K = ("dabe",)
 #: (coarse pass, refinement) and no time limit (leukemia: within 1 % of the certificate's 6 s limit at
 #: every k of the path, in a third of the time)
 BAND_SDP_ITERS = (10, 15)
-#: and the matrix-multiplier bound runs its own dabe_sdp start (a start left in a worker's memo would make the
-#: band depend on which worker got which task)
+#: the matrix-multiplier bound runs its own dabe_sdp start (a start left in a worker's memo would make the
+#: band depend on which worker got which task), and the threshold bound its own exact search on its components,
+#: which a certificate runs as the bound threshold_search (the band has no certificate to continue)
 BAND_OPTIONS: Mapping[str, Mapping[str, object]] = {
     "dabe_sdp": {"coarse_iters": BAND_SDP_ITERS[0], "fine_iters": BAND_SDP_ITERS[1]},
     "dabe_sdp_matrix": {"warm": False},
+    "threshold": {"search": True},
 }
 
 
 def is_costly(name: str) -> bool:
     """A bound the band computes within its budget rather than at every k."""
     return BOUNDS[name].cost >= COST_SEARCH and name not in EVERY_K
+
+
+def in_band(name: str) -> bool:
+    """A bound the band can compute: not one that continues a bound of the same certificate
+    (``BoundSpec.start_option``)."""
+    return BOUNDS[name].start_option is None
 
 
 #: a k whose band is within this relative gap is certified optimal: no costly bound runs there
@@ -152,8 +160,13 @@ def _round(todo: dict, bounds: _Bounds, fraction) -> list[tuple[str, int, bool]]
 
 def _order(costly: list[str], head: Certificate | None) -> list[str]:
     """The costly bounds in the order a k gets them: sign-free first (they serve both signs), then the
-    tighter in the headline certificate first (what pays on these data), then by cost class."""
-    rank = {} if head is None else {b.name: b.value for b in head.bounds}
+    tighter in the headline certificate first (what pays on these data; the threshold bound with its search there,
+    threshold_search), then by cost class."""
+    rank: dict[str, float] = {}
+    for b in [] if head is None else head.bounds:  # a bound continuing another ranks the one it continues
+        spec = BOUNDS[b.name]
+        name = spec.continues if spec.start_option and spec.continues else b.name
+        rank[name] = min(rank.get(name, float("inf")), b.value)
     return sorted(costly, key=lambda n: (not BOUNDS[n].sign_free, rank.get(n, float("inf")), BOUNDS[n].cost))
 
 
@@ -183,8 +196,9 @@ def certified_bands(
         for k in top:
             if k == headline_k and nonneg in heads:
                 continue
-            cheap += [bounds.key(n, k, nonneg) for n in names[nonneg] if not is_costly(n)]
-            todo[nonneg, k] = _order([n for n in names[nonneg] if is_costly(n)], heads.get(nonneg))
+            usable = [n for n in names[nonneg] if in_band(n)]
+            cheap += [bounds.key(n, k, nonneg) for n in usable if not is_costly(n)]
+            todo[nonneg, k] = _order([n for n in usable if is_costly(n)], heads.get(nonneg))
 
     def fraction(nonneg: bool, k: int) -> float:
         b = bounds.best(k, nonneg)

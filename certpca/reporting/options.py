@@ -64,7 +64,8 @@ BUDGET = 60.0
 #: the bounds of a certificate that the budget allots work to: those that charge their steps to a ``Work``
 #: (the sample-space SDPs' Frank-Wolfe steps, the threshold bound's rank-2 sweep, screening's passes, the exact
 #: search's nodes); every other bound of a certificate is cheap, or runs to its end (docs/certification.md).
-#: A bound that charges its steps and is not here runs without a limit (the matrix bound did: 369 s on pbmc)
+#: A bound that charges its steps and is not here runs within what the bound it continues left of its allotment
+#: (``BoundSpec.continues``: threshold_search, threshold's), or without a limit (the matrix bound did: 369 s on pbmc)
 BUDGETED_BOUNDS = ("dabe_sdp", "dabe_sdp_matrix", "threshold", "screening", "exact")
 #: the headline certificates' share of the budget (the first component, each sign constraint); the rest goes to
 #: the later components' certificates and the band, equally when both are computed

@@ -336,9 +336,10 @@ def _cut(b) -> bool:
 
 
 def _time_notes(cert: Certificate, names: list[str], allot, nonneg: bool) -> list[str]:
-    """A note when the certificate computed a budgeted bound itself (``names``) and it stopped at its
-    allotment of the budget before converging."""
-    timed = [b.name for b in cert.bounds if b.name in BUDGETED_BOUNDS and b.name in names and _cut(b)]
+    """A note when the certificate computed a budgeted bound itself (``names``), or one continuing it, and it
+    stopped at its allotment of the budget before converging."""
+    budgeted = [b for b in cert.bounds if b.name in BUDGETED_BOUNDS or BOUNDS[b.name].continues in BUDGETED_BOUNDS]
+    timed = [b.name for b in budgeted if b.name in names and _cut(b)]
     if not timed:
         return []
     return [

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from certpca.certification import REGISTRY, NotApplicable, certify_vector, spannogram_bound
+from certpca.clock import Work
 from certpca.errors import InputError
 from certpca.problem import Problem
 from certpca.solvers.spannogram import spannogram, vertex_supports
@@ -16,8 +17,11 @@ def test_every_bound_returns_its_registry_name_and_a_valid_value():
     for nonneg in (False, True):
         opt, _ = brute_force(C, 3, nonneg)
         for name, spec in REGISTRY.items():
+            options = {}
+            if spec.start_option is not None:  # it continues a bound of the same certificate, from its Bound
+                options = {spec.start_option: REGISTRY[spec.continues].func(P, 3, nonneg), spec.time_option: Work(5.0)}
             try:
-                b = spec.func(P, 3, nonneg)
+                b = spec.func(P, 3, nonneg, **options)
             except NotApplicable:
                 assert spec.nonneg_only and not nonneg, name
                 continue

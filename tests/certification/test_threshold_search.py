@@ -1,4 +1,6 @@
-"""The threshold bound's exact search on its components (docs/certification.md §7) against brute force.
+"""The threshold bound's exact search on its components (docs/certification.md §7) against brute force: at the
+end of the threshold bound (the report's band), and as a certificate runs it, the bound threshold_search after the
+semidefinite programs.
 
 Zero tolerance, signed and nonnegative, on tied optima and strongly negative correlations; the search runs
 on the thresholded blocks M_KK, which are indefinite, so the exact search is checked on such matrices too."""
@@ -6,7 +8,7 @@ on the thresholded blocks M_KK, which are indefinite, so the exact search is che
 import numpy as np
 import pytest
 
-from certpca.certification import threshold_bound
+from certpca.certification import certify_vector, threshold_bound
 from certpca.clock import Work
 from certpca.problem import Problem
 from certpca.solvers.exact import exact
@@ -30,7 +32,7 @@ def test_threshold_with_search_above_brute_force(chunk):
     violations, searched, lowered = [], 0, 0
     for fam, nonneg, k, C, opt in _instances(120, 31 + chunk):
         P = Problem.from_covariance(C)
-        b = threshold_bound(P, k, nonneg, time_limit=Work(5.0))
+        b = threshold_bound(P, k, nonneg, search=True, time_limit=Work(5.0))
         plain = threshold_bound(P, k, nonneg, search=False, time_limit=Work(5.0))
         searched += b.params.get("searched", 0) > 0
         lowered += b.value < plain.value
@@ -40,6 +42,51 @@ def test_threshold_with_search_above_brute_force(chunk):
     assert not violations, violations[:5]
     # the search ran, and lowered the bound, on most of them (110 and 112 of 120 when written)
     assert searched >= 90 and lowered >= 90, (searched, lowered)
+
+
+def test_the_certificates_threshold_search_above_brute_force_and_below_the_threshold_bound():
+    """In a certificate the search continues the threshold bound from its ρ (threshold_search); zero tolerance."""
+    searched = 0
+    for fam, nonneg, k, C, opt in _instances(60, 41):
+        w = brute_force(C, k, nonneg)[1]
+        cert = certify_vector(
+            Problem.from_covariance(C),
+            w,
+            k,
+            nonneg,
+            bounds="threshold,threshold_search",
+            budget=10.0,
+            stop_when_optimal=False,
+        )
+        found = {b.name: b.value for b in cert.bounds}
+        if "threshold_search" not in found:
+            assert "threshold_search" in cert.skipped  # with its reason
+            continue
+        searched += 1
+        assert opt <= found["threshold_search"] <= found["threshold"], (fam, nonneg, C.shape[0], k, opt, found)
+    assert searched >= 40, searched  # the search ran on most (50 of 60 when written)
+
+
+def test_given_time_limits_the_search_runs_within_what_the_threshold_bound_left_of_its_own():
+    """The report's certificates give each budgeted bound a time limit (``time_limits``); threshold_search has none
+    of its own and runs within what the threshold bound left of its limit (estimated work, the same on any
+    machine), where with a limit of its own the pair would spend more than the threshold bound's."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((200, 60)) * rng.uniform(0.5, 2, 60)
+    X[:, :15] += rng.standard_normal((200, 1))
+    P = Problem.from_data(X - X.mean(axis=0))
+    w = np.r_[np.ones(10), np.zeros(50)]
+
+    def certificate(limits):
+        return certify_vector(
+            P, w, 10, bounds="threshold,threshold_search", time_limits=limits, fixed_work=True, stop_when_optimal=False
+        )
+
+    shared = certificate({"threshold": 0.2})
+    assert [b.name for b in shared.bounds] == ["threshold", "threshold_search"]
+    assert shared.bounds[1].params["time_limit_reached"]
+    assert shared.budget_used <= 0.2 * 1.01  # at most one step over (certpca/clock.py)
+    assert certificate({"threshold": 0.2, "threshold_search": 0.2}).budget_used > 0.2 * 1.1
 
 
 @pytest.mark.parametrize("nonneg", [False, True])

@@ -42,7 +42,7 @@ CHEAP = [
     spannogram_bound,
     split_bound,
     threshold_bound,
-    lambda P, k, nonneg: threshold_bound(P, k, nonneg, time_limit=Work(2.0)),  # with its search on components (§7)
+    lambda P, k, nonneg: threshold_bound(P, k, nonneg, search=True, time_limit=Work(2.0)),  # searched components
     screening_bound,
 ]
 
