@@ -439,8 +439,8 @@ def certify_vector(
                 if start is None:
                     skip(name, f"it continues {spec.continues}, which this certificate did not compute")
                     continue
-                if start.value > upper:
-                    skip(name, f"{spec.continues}, which it continues, is not the best bound so far: another leads")
+                if start.value > (1 + spec.reach) * upper:
+                    skip(name, f"{spec.continues}, which it continues, is more than {spec.reach:.0%} above {upper:.6g}")
                     continue
                 kw[spec.start_option] = start
             if spec.support_option is not None:

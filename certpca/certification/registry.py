@@ -34,8 +34,8 @@ REGISTRY: dict[str, BoundSpec] = {
             *screening.SPECS,
             *relax.SPECS,
             *sdp_sample.SPECS,
+            *threshold_search.SPECS,  # after dabe_sdp, which says whether threshold leads, before its continuation
             *sdp_matrix.SPECS,
-            *threshold_search.SPECS,  # after the SDPs of its cost class: they say whether threshold leads
             *exact.SPECS,
         ],
         key=lambda s: s.cost,
