@@ -223,6 +223,7 @@ def _ub_components(
     charged=None,
     cap=np.inf,
     search=None,
+    free_parts=False,
 ):
     """max over components of ub_k(M_KK); M's off-diagonal entries are (i, j, m) (i < j).
 
@@ -247,14 +248,16 @@ def _ub_components(
     bound) and the weighted k-sparse row bound per k.  Its work (``info["ops"]``) is charged once per call of
     :func:`threshold_bound` (``charged``: the parts of this M charged so far in it), whether computed or taken
     from ``memo``, so that a bound cut by its allotment does not depend on what earlier calls left there (the
-    report's band runs its k on a pool, each worker with the memo of the tasks it happened to get).
-    Returns (value, info).
+    report's band runs its k on a pool, each worker with the memo of the tasks it happened to get); with
+    ``free_parts`` those parts are not charged at all (threshold_search, right after the call that computed them
+    at this ρ: charged again, the λmax of khan k = 50's 1130-feature component took the matrix bound's budget).
+    Returns (value, info), ``info["max_component"]`` the size of the component whose bound is the maximum.
     """
     memo = {} if memo is None else memo
     charged = set() if charged is None else charged
 
     def charge(key, ops: float) -> None:
-        if key not in charged:
+        if key not in charged and not free_parts:
             charged.add(key)
             info["ops"] += ops
 
@@ -337,7 +340,8 @@ def _ub_components(
                 ub = min(ub, cw, memo["weighted", int(c), kk])
             info["refined"] += 1
             info["ops"] += PAIR_OPS * (D / 10 + len(sel))  # the component's rows and edges picked out
-        best = max(best, ub)
+        if ub > best:
+            best, info["max_component"] = ub, int(sizes[c])
         if best > cap:
             info["cut"] = 1
             return np.inf, info
@@ -376,9 +380,18 @@ class _Evaluator:
     """(A) at a ρ for one problem, k and sign constraint: the pairs, components per ρ and component bounds kept in
     ``Problem.memo`` (the same for every k, and for a later call), the work charged to ``stop``."""
 
-    def __init__(self, problem, k: int, nonneg: bool, pair_budget: int | None, dense_max: int, stop: Deadline):
+    def __init__(
+        self,
+        problem,
+        k: int,
+        nonneg: bool,
+        pair_budget: int | None,
+        dense_max: int,
+        stop: Deadline,
+        free_parts: bool = False,
+    ):
         self.problem, self.k, self.nonneg, self.stop = problem, k, nonneg, stop
-        self.pair_budget, self.dense_max = pair_budget, dense_max
+        self.pair_budget, self.dense_max, self.free_parts = pair_budget, dense_max, free_parts
         self.diag = problem.diag.astype(float)
         self.pairs = sorted_pairs(problem, nonneg, pair_budget)
         self.split = problem.memo.setdefault("threshold_components", {})  # ρ → components: the same for every k
@@ -418,18 +431,19 @@ class _Evaluator:
             charged=self.charged.setdefault(rho, set()),
             cap=_cap_for(cutoff, spread, self.diag_err),
             search=search,
+            free_parts=self.free_parts,
         )
         self.cut += info.pop("cut")
         info.update(n_pairs=m_act, components=int(n_comp))
-        info["work"] = (info.pop("ops") + PAIR_OPS * (m_act + D)) / FLOP_RATE  # what this evaluation is charged
-        self.stop.charge(info["work"])
+        self.stop.charge((info.pop("ops") + PAIR_OPS * (m_act + D)) / FLOP_RATE)
         return _value_at(ub, spread, self.diag_err), info
 
 
 def evaluate_at(problem, k, nonneg, rho: float, stop: Deadline, pair_budget=None, dense_max=DENSE_COMPONENT_MAX):
     """(A) at ρ with the rank-2 component bounds and the exact search on the components that set the maximum,
-    charged to ``stop``: the last step of :func:`threshold_bound` on its own, (value, info)."""
-    return _Evaluator(problem, k, nonneg, pair_budget, dense_max, stop)(rho, nonneg, search=nonneg)
+    charged to ``stop`` but for the component parts a threshold bound at ρ left in ``Problem.memo``
+    (``free_parts`` of :func:`_ub_components`): the last step of :func:`threshold_bound` on its own, (value, info)."""
+    return _Evaluator(problem, k, nonneg, pair_budget, dense_max, stop, free_parts=True)(rho, nonneg, search=nonneg)
 
 
 @timed

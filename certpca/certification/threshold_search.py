@@ -13,14 +13,19 @@ bound from 106.9 to 105.4.  So a certificate computes it here, after them, from 
 
 from __future__ import annotations
 
-from certpca.certification.numerics import Bound, NotApplicable, check_k, deadline_after, timed
+from certpca.certification.numerics import FLOP_RATE, Bound, NotApplicable, check_k, deadline_after, timed
 from certpca.certification.spec import COST_SDP, MOGHADDAM, BoundSpec
 from certpca.certification.threshold import (
     DENSE_COMPONENT_MAX,
+    PAIR_OPS,
     SEARCH_MAX_DIM,
     THRESHOLD_MAX_DIM,
     evaluate_at,
 )
+
+#: seconds of work below which the search is not started: its bound falls in steps, the first on golub
+#: ``--log2 20`` k = 20 w ≥ 0 between 1 and 2 s of work (certpca/certification/threshold.py, SEARCH_STALL_WINDOW)
+SEARCH_MIN_WORK = 1.0
 
 
 @timed
@@ -37,26 +42,34 @@ def threshold_search_bound(
     """(k − 1)ρ + max_K ub_k(M_KK) at the ρ of ``start`` (a threshold bound of this problem, k and sign, computed
     with the same ``pair_budget`` and ``dense_max``), the components of k + 1 to ``SEARCH_MAX_DIM`` features that
     set the maximum bounded by the exact search too, until ``time_limit`` (seconds of work, or a
-    :class:`~certpca.clock.Work`) is spent or the search stalls.  NotApplicable without a time limit (the search
-    could run for minutes), with less of it than the start's evaluation at ρ took (``params["work"]``: it cannot
-    stop part way), or when no such component sets the maximum (nothing to search).  Valid at any ρ ≥ 0:
-    the margins are those of the threshold bound."""
+    :class:`~certpca.clock.Work`) is spent or the search stalls; the component parts the threshold bound left in
+    ``Problem.memo`` at ρ are not charged again.  NotApplicable without a time limit (the search could run for
+    minutes), with less of it than its evaluation at ρ is charged and ``SEARCH_MIN_WORK`` of search, or when the
+    component that set the start's maximum (``params["max_component"]``) has not k + 1 to ``SEARCH_MAX_DIM``
+    features: the search would leave its bound, the maximum, as it is.  Valid at any ρ ≥ 0: the margins are those
+    of the threshold bound."""
     k = check_k(problem, k)
     if time_limit is None:
         raise NotApplicable("runs only under a time limit: the search could run for minutes")
     rho = start.params.get("rho") if isinstance(start.params, dict) else None
     if rho is None:
         raise NotApplicable(f"its start, the {start.name} bound, has no ρ")
-    stop = deadline_after(time_limit)
-    need = float(start.params.get("work", 0.0))  # its evaluation at ρ, which no limit can interrupt
-    if stop.left() < need:
-        raise NotApplicable(f"less work left ({stop.left():.3g} s) than its evaluation at ρ takes ({need:.3g} s)")
-    value, info = evaluate_at(problem, k, nonneg, float(rho), stop, pair_budget, dense_max)
-    if not info.get("searched"):
+    size = start.params.get("max_component", 0)
+    if not k < size <= SEARCH_MAX_DIM:  # the search leaves that component's bound, so the maximum, as it is
         raise NotApplicable(
-            f"no component of {k + 1} to {SEARCH_MAX_DIM} features sets the maximum at ρ = {rho:.6g} "
-            f"(the largest has {info['largest_component']})"
+            f"the component that sets its maximum at ρ = {rho:.6g} has {size} features, not {k + 1} to {SEARCH_MAX_DIM}"
         )
+    stop = deadline_after(time_limit)
+    # what its evaluation at ρ charges before the search can stop: the pairs above ρ, then each component visited
+    # (the start's count) with at most all of them (:func:`~certpca.certification.threshold._ub_components`)
+    p = start.params
+    need = PAIR_OPS * (2 * p.get("n_pairs", 0) + problem.dim * (1 + p.get("refined", 0) / 10)) / FLOP_RATE
+    if stop.left() < need + SEARCH_MIN_WORK:
+        raise NotApplicable(
+            f"{stop.left():.3g} s of work is less than its evaluation at ρ ({need:.3g} s) and {SEARCH_MIN_WORK:g} s of "
+            "search"
+        )
+    value, info = evaluate_at(problem, k, nonneg, float(rho), stop, pair_budget, dense_max)
     return Bound(
         value,
         "threshold_search",
