@@ -178,10 +178,10 @@ def certified_value(F: np.ndarray, ferr: float, R: np.ndarray, y: np.ndarray, k:
     return safe(v + gamma(4) * abs(v))
 
 
-def _frank_wolfe(F, X, Z, k, steps, deadline, step):
-    """Frank–Wolfe at fixed Z from X (geometric line search as in sdp_sample): (X, p, y, primal value)."""
+def _frank_wolfe(F, X, Z, k, steps, deadline, step, t=0.5):
+    """Frank–Wolfe at fixed Z from X (geometric line search as in sdp_sample, from step ``t``): (X, p, y, primal
+    value, the last step t)."""
     f, p, y = _primal(F, X, Z, k)
-    t = 0.5
     for _ in range(steps):
         ub, u = _direction(F, Z, y, k)
         if ub - f <= STOP_GAP * ub or deadline.passed():
@@ -204,7 +204,7 @@ def _frank_wolfe(F, X, Z, k, steps, deadline, step):
         if f2 > f:
             X, f, p, y = X + t * D, f2, p2, y2
         deadline.charge(step)
-    return X, p, y, f
+    return X, p, y, f, t
 
 
 @timed
@@ -247,7 +247,7 @@ def matrix_dabe_bound(
         raise NotApplicable(f"r × r eigenproblems per step with r = {r} > {MAX_SAMPLES}")
     step = step_seconds(r, F.shape[1]) + CUBE_OPS * r**3 / FLOP_RATE
     Z = rho * np.eye(r)
-    eta0 = eta
+    eta0, t = eta, 0.5
     best, done, last, idle = first, 0, math.inf, 0
     for z_step in range(outer):
         if deadline.passed() or (patience is not None and idle >= patience):
@@ -255,7 +255,7 @@ def matrix_dabe_bound(
         # at Z = ρI, dABE's own iterate is the primal point: its bound is dABE's, so no step there
         deadline.charge(Z_STEP_SHARE * step)
         try:
-            X, p, y, _f = _frank_wolfe(F, X, Z, k, steps if z_step else 0, deadline, step)
+            X, p, y, _f, t = _frank_wolfe(F, X, Z, k, steps if z_step else 0, deadline, step, t)
             value = certified_value(F, ferr, _sqrt_psd(Z), y, k)
         except np.linalg.LinAlgError:  # Z too ill-conditioned for the steps' eigenproblems: the best so far stands
             break
