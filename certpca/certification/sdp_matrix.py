@@ -67,10 +67,10 @@ DABE_SHARE = 0.4
 #: Few Frank–Wolfe steps per Z and many Z steps descend faster: khan raw k = 20 from dABE's 1.0827 with 5 s of
 #: work, 150 × 3 Z steps 1.0778, 40 × 6 1.0764, 15 × 12 1.0727, 8 × 22 1.0715, 5 × 34 1.0719 (× the vector's
 #: value; step 0.2, halved only).  On CBCL (r = 361) 3 steps per Z and the grown step beat 8 and the halved
-#: 0.2: k = 50, 39 s of work from dABE's 1.0317, 1.0031 against 1.0051; k = 30, 8 s from 1.0097 and 1.0112,
-#: 1.0044 / 1.0039 against 1.0063 / 1.0084; khan raw k = 20 (5.9 s) 1.0691 against 1.0710, k = 50 (1.2 s)
-#: 1.0980 against 1.0983.  Without the growth (3 steps, 0.1) the halving, set off by the inexact inner
-#: problem's noise, left khan k = 20 at 1.0731 (reports/bench/certify.md, helper "cbclstep")
+#: 0.2: k = 50, 39 s of work from dABE's 1.0317, 1.0030 against 1.0051; k = 30, 8 s from 1.0097 and 1.0112,
+#: 1.0038 / 1.0038 against 1.0063 / 1.0084; khan raw k = 20 (5.9 s) 1.0692 against 1.0710.  Without the growth
+#: (3 steps, 0.1) the halving, set off by the inexact inner problem's noise, left khan k = 20 at 1.0731
+#: (reports/bench/certify.md, helper "cbclstep")
 STEPS = 3
 OUTER = 400
 ETA = 0.1
