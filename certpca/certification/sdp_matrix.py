@@ -62,18 +62,25 @@ from certpca.margins import lmax_upper
 #: share of the time limit given to dABE's own search (its ρ is the starting Z = ρI)
 DABE_SHARE = 0.4
 
-#: Frank–Wolfe steps per Z, Z steps, and the first step on Z (× ρ, along the unit subgradient), halved
-#: whenever a step's certified bound is worse than the one before (alon k = 20: 0.2 took 1.105 to 1.013 in
-#: 6 steps; khan k = 20 oscillated at 0.2 and went 1.084 → 1.073 at 0.1).  Few Frank–Wolfe steps per Z and
-#: many Z steps descend faster: khan raw k = 20 from dABE's 1.0827 with 5 s of work, 150 × 3 Z steps 1.0778,
-#: 40 × 6 1.0764, 15 × 12 1.0727, 8 × 22 1.0715, 5 × 34 1.0719 (× the vector's value)
-STEPS = 8
+#: Frank–Wolfe steps per Z, Z steps, and the first step on Z (× ρ, along the unit subgradient), halved whenever a
+#: step's certified bound is worse than the one before and else grown by ``GROW``, up to ``GROW_CAP`` × the first.
+#: Few Frank–Wolfe steps per Z and many Z steps descend faster: khan raw k = 20 from dABE's 1.0827 with 5 s of
+#: work, 150 × 3 Z steps 1.0778, 40 × 6 1.0764, 15 × 12 1.0727, 8 × 22 1.0715, 5 × 34 1.0719 (× the vector's
+#: value; step 0.2, halved only).  On CBCL (r = 361) 3 steps per Z and the grown step beat 8 and the halved
+#: 0.2: k = 50, 39 s of work from dABE's 1.0317, 1.0030 against 1.0051; k = 30, 8 s from 1.0097 and 1.0112,
+#: 1.0038 / 1.0038 against 1.0063 / 1.0084; khan raw k = 20 (5.9 s) 1.0692 against 1.0710.  Without the growth
+#: (3 steps, 0.1) the halving, set off by the inexact inner problem's noise, left khan k = 20 at 1.0731
+#: (reports/bench/certify.md, helper "cbclstep")
+STEPS = 3
 OUTER = 400
-ETA = 0.2
+ETA = 0.1
+GROW = 1.5
+GROW_CAP = 2.0
 
 #: the Z steps end once this many in a row have not lowered the best bound by a relative ``PATIENCE_RTOL``: the
-#: halving rule has by then shrunk the step to nothing (khan raw k = 50 with 60 s: 164 Z steps instead of 400, the
-#: same bound; 1e-6 stopped too soon: alon raw k = 50 at 15 s 99.977% → 99.966%; docs/certification.md §8a)
+#: step has by then shrunk to nothing (measured with the step halved only: khan raw k = 50 with 60 s, 164 Z steps
+#: instead of 400, the same bound; 1e-6 stopped too soon: alon raw k = 50 at 15 s 99.977% → 99.966%;
+#: docs/certification.md §8a).  With the grown step 80 gave alon raw k = 50 the same bound, 143 Z steps for 103
 PATIENCE = 40
 PATIENCE_RTOL = 1e-8
 
@@ -171,10 +178,10 @@ def certified_value(F: np.ndarray, ferr: float, R: np.ndarray, y: np.ndarray, k:
     return safe(v + gamma(4) * abs(v))
 
 
-def _frank_wolfe(F, X, Z, k, steps, deadline, step):
-    """Frank–Wolfe at fixed Z from X (geometric line search as in sdp_sample): (X, p, y, primal value)."""
+def _frank_wolfe(F, X, Z, k, steps, deadline, step, t=0.5):
+    """Frank–Wolfe at fixed Z from X (geometric line search as in sdp_sample, from step ``t``): (X, p, y, primal
+    value, the last step t)."""
     f, p, y = _primal(F, X, Z, k)
-    t = 0.5
     for _ in range(steps):
         ub, u = _direction(F, Z, y, k)
         if ub - f <= STOP_GAP * ub or deadline.passed():
@@ -197,7 +204,7 @@ def _frank_wolfe(F, X, Z, k, steps, deadline, step):
         if f2 > f:
             X, f, p, y = X + t * D, f2, p2, y2
         deadline.charge(step)
-    return X, p, y, f
+    return X, p, y, f, t
 
 
 @timed
@@ -240,6 +247,7 @@ def matrix_dabe_bound(
         raise NotApplicable(f"r × r eigenproblems per step with r = {r} > {MAX_SAMPLES}")
     step = step_seconds(r, F.shape[1]) + CUBE_OPS * r**3 / FLOP_RATE
     Z = rho * np.eye(r)
+    eta0, t = eta, 0.5
     best, done, last, idle = first, 0, math.inf, 0
     for z_step in range(outer):
         if deadline.passed() or (patience is not None and idle >= patience):
@@ -247,7 +255,7 @@ def matrix_dabe_bound(
         # at Z = ρI, dABE's own iterate is the primal point: its bound is dABE's, so no step there
         deadline.charge(Z_STEP_SHARE * step)
         try:
-            X, p, y, _f = _frank_wolfe(F, X, Z, k, steps if z_step else 0, deadline, step)
+            X, p, y, _f, t = _frank_wolfe(F, X, Z, k, steps if z_step else 0, deadline, step, t)
             value = certified_value(F, ferr, _sqrt_psd(Z), y, k)
         except np.linalg.LinAlgError:  # Z too ill-conditioned for the steps' eigenproblems: the best so far stands
             break
@@ -255,7 +263,7 @@ def matrix_dabe_bound(
             break
         idle = 0 if value < best * (1 - PATIENCE_RTOL) else idle + 1
         best = min(best, value)
-        eta = eta / 2 if value > last else eta
+        eta = eta / 2 if value > last else min(GROW * eta, GROW_CAP * eta0)
         last = value
         done += 1
         g = k * ((1 - MIX) * X + MIX * np.eye(r) / r) - p @ p.T  # a subgradient of the dual function at Z
