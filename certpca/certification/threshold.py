@@ -470,7 +470,7 @@ def threshold_bound(
     then (``rank2``) the grid points within ``REFINE_WINDOW`` of the best ρ are
     re-evaluated with the rank-2 component bound, then (``search``, with ``rank2`` and a ``time_limit``) the best ρ
     with the exact search on the components that set its maximum, until the allotment is spent (a certificate
-    runs that last step as a bound of its own, ``threshold_search``, once the semidefinite programs have said
+    runs that last step as a bound of its own, ``threshold_search``, once the sample-space SDP has said
     whether this bound leads); every ρ ≥ τ
     gives a valid bound (pairs below τ are not needed: their M entry is 0).  After ``time_limit`` seconds of
     the budget clock (:mod:`certpca.clock`) no further ρ is tried and no rank-2 bound is started or finished

@@ -4,11 +4,13 @@
 by cheap k-sparse bounds; at its best ρ the components that set its maximum can also get the upper bound of the
 exact branch and bound on M_KK (Moghaddam, Weiss & Avidan, NIPS 2006; :func:`certpca.solvers.exact.exact`),
 valid wherever the search stops (module docstring of :mod:`~certpca.certification.threshold`, docs/certification.md
-§7).  That search costs seconds and pays only where the threshold bound is the best bound of a certificate, which
-is known once the semidefinite programs have run: on pbmc k = 30 (signed) it lowered the threshold bound from 41.40
+§7).  That search costs seconds and pays only where the threshold bound is (nearly) the best bound of a certificate,
+which is known once the sample-space SDP has run: on pbmc k = 30 (signed) it lowered the threshold bound from 41.40
 to 40.47 in 2.9 s of work while dabe_sdp's 39.71 won, and on golub ``--log2 20`` k = 20, w ≥ 0 it took the winning
-bound from 106.9 to 105.4.  So a certificate computes it here, after them, from the threshold bound it computed
-(``BoundSpec.start_option``), and only while that bound is within ``reach`` of the best bound so far.
+bound from 106.9 to 105.4.  So a certificate computes it after dabe_sdp (and before the matrix bound that continues
+dabe_sdp, which took its budget when it came last: raw leukemia k = 20 signed 95.37% against 95.70%), from the
+threshold bound it computed (``BoundSpec.start_option``), and only while that bound is within ``reach`` of the best
+bound so far.
 """
 
 from __future__ import annotations
@@ -83,14 +85,14 @@ def threshold_search_bound(
 THRESHOLD_SEARCH = BoundSpec(
     "threshold_search",
     threshold_search_bound,
-    COST_SDP,  # after the semidefinite programs (registered after them), which say which bound leads
+    COST_SDP,  # registered after dabe_sdp, which says which bound leads, and before dabe_sdp_matrix
     max_dim=THRESHOLD_MAX_DIM,
     time_option="time_limit",
     charges=True,  # its evaluation at ρ and each node of the search
     continues="threshold",
     start_option="start",
     # on the 36 expression rows of golub, alon and leukemia it lowered the threshold bound by 2.93% at most (golub
-    # --log2 20 k = 20 signed), by 2.90% on raw leukemia k = 20 signed, where it wins from 2.54% above dabe_sdp_matrix
+    # --log2 20 k = 20 signed), by 2.90% on raw leukemia k = 20 signed, where it wins from 2.1% above dabe_sdp
     reach=0.03,
     description="the threshold bound at its best ρ with the exact search's bound on the components that set it",
     reference="certpca's threshold-and-split bound (see threshold) at its best ρ, its largest components "
