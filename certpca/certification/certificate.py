@@ -437,7 +437,8 @@ def certify_vector(
             if spec.start_option is not None:
                 start = next((b for b in done if b.name == spec.continues), None)
                 if start is None:
-                    skip(name, f"it continues {spec.continues}, which this certificate did not compute")
+                    why = skipped.get(spec.continues, "not among this certificate's bounds")
+                    skip(name, f"it continues {spec.continues}, which was skipped: {why}")
                     continue
                 if start.value > (1 + spec.reach) * upper:
                     skip(name, f"{spec.continues}, which it continues, is more than {spec.reach:.0%} above {upper:.6g}")

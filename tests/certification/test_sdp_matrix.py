@@ -173,7 +173,8 @@ def test_skipped_when_another_bound_leads():
 
 def test_default_where_dabe_sdp_is_and_after_it():
     """In the default list wherever dabe_sdp is, on a factor problem (wide data) and on a dense one with D > 150,
-    and not on a small dense one; a certificate computes it after dabe_sdp and starts it where dabe_sdp ended,
+    and not on a small dense one; a certificate computes it after dabe_sdp (and threshold_search) and starts it
+    where dabe_sdp ended,
     or skips it when another bound leads."""
     rng = np.random.default_rng(10)
     wide = Problem.from_data(rng.standard_normal((8, 60)) * rng.uniform(0.2, 2.0, 60))
@@ -184,7 +185,8 @@ def test_default_where_dabe_sdp_is_and_after_it():
     for P in (wide, large):
         assert "dabe_sdp_matrix" in default_bounds(P, False) and "dabe_sdp" in default_bounds(P, False)
         order = computing_order(default_bounds(P, False), P)
-        assert order.index("dabe_sdp_matrix") == order.index("dabe_sdp") + 1
+        between = order[order.index("dabe_sdp") + 1 : order.index("dabe_sdp_matrix")]
+        assert between == ["threshold_search"]  # after dabe_sdp: only the threshold bound's search in between
     ran = skipped = 0
     for seed in range(6):
         P = Problem.from_data(np.random.default_rng(seed).standard_normal((8, 60)))
