@@ -437,7 +437,7 @@ def certify_vector(
             if spec.start_option is not None:
                 start = next((b for b in done if b.name == spec.continues), None)
                 if start is None:
-                    why = skipped.get(spec.continues, "not among this certificate's bounds")
+                    why = skipped.get(spec.continues or "", "not among this certificate's bounds")
                     skip(name, f"it continues {spec.continues}, which was skipped: {why}")
                     continue
                 if start.value > (1 + spec.reach) * upper:

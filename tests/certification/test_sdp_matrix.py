@@ -174,8 +174,7 @@ def test_skipped_when_another_bound_leads():
 def test_default_where_dabe_sdp_is_and_after_it():
     """In the default list wherever dabe_sdp is, on a factor problem (wide data) and on a dense one with D > 150,
     and not on a small dense one; a certificate computes it after dabe_sdp (and threshold_search) and starts it
-    where dabe_sdp ended,
-    or skips it when another bound leads."""
+    where dabe_sdp ended, or skips it when another bound leads."""
     rng = np.random.default_rng(10)
     wide = Problem.from_data(rng.standard_normal((8, 60)) * rng.uniform(0.2, 2.0, 60))
     dense = Problem.from_covariance(random_psd(rng, 8, "spiked"))
