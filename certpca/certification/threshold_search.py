@@ -53,7 +53,7 @@ def threshold_search_bound(
     k = check_k(problem, k)
     if time_limit is None:
         raise NotApplicable("runs only under a time limit: the search could run for minutes")
-    rho = start.params.get("rho") if isinstance(start.params, dict) else None
+    rho = start.params.get("rho")
     if rho is None:
         raise NotApplicable(f"its start, the {start.name} bound, has no ρ")
     size = start.params.get("max_component", 0)
