@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from certpca.certification.feasible import Better, feasible
+from certpca.certification.feasible import Better, feasible, signed_reach
 from certpca.certification.numerics import Bound, NotApplicable
 from certpca.certification.registry import REGISTRY, default_bounds, parse_bounds
 from certpca.certification.schedule import computing_order, schedule
@@ -373,6 +373,17 @@ def certify_vector(
         share = max(spec.share_on(scaled, TIME_OPTION_SHARE) * left, 0.0) if np.isfinite(left) else np.inf
         return {spec.time_option: work.within(min(share, limit))}
 
+    reach: list[float] = []  # signed_reach of w, computed once when first needed
+
+    def signed_above(level: float) -> bool:
+        """Whether a vector of the signed problem reaches ``level`` (finite), so that no bound of the signed
+        problem, nor one ignoring w ≥ 0, can go below it (:func:`~.feasible.signed_reach`)."""
+        if not np.isfinite(level):
+            return False
+        if not reach:
+            reach.append(float(np.ldexp(signed_reach(scaled, w, k, time_limit=work), e)))
+        return reach[0] >= level
+
     def charged(spec: BoundSpec, nn: bool, limit: float, kw: dict, upfront: float) -> Bound:
         """The bound computed (:func:`_computed`) with ``kw`` and its share of the budget (at most ``limit``),
         charged first ``upfront``, what it does not charge itself (``BoundSpec.work_on``): its whole run, or
@@ -428,6 +439,10 @@ def certify_vector(
                 if floor >= upper:
                     skip(name, f"cannot improve on {upper:.6g}: a point of its relaxation reaches {floor:.6g}")
                     continue
+            if nonneg and spec.sign_free and spec.time_option is not None and signed_above(upper):
+                why = f"it bounds the signed problem too, where a vector reaches {reach[0]:.6g}"
+                skip(name, f"cannot improve on {upper:.6g}: {why}")
+                continue
             limit = _time_limit(spec, time_limits, used_by)
             if limit <= 0 and name not in time_limits:
                 skip(name, f"{spec.continues}, which it continues, spent its time limit")
@@ -481,7 +496,7 @@ def certify_vector(
         # for w ≥ 0, the signed problem's bounds too, with what the budget leaves once every bound of
         # w ≥ 0 had its turn (computed at once, they took the time of the nonnegative bounds after them)
         signed_twins: dict[str, Bound] = {}
-        for i, spec, kw, limit in twins:
+        for i, spec, kw, limit in twins if not signed_above(upper) else []:
             if spec.start_option is not None:  # it continues the signed twin of its start, when there is one
                 if spec.continues not in signed_twins:
                     continue
