@@ -381,7 +381,7 @@ def certify_vector(
         if not np.isfinite(level):
             return False
         if not reach:
-            reach.append(float(np.ldexp(signed_reach(scaled, w, k, time_limit=work), e)))
+            reach.append(float(np.ldexp(signed_reach(scaled, w, k), e)))
         return reach[0] >= level
 
     def charged(spec: BoundSpec, nn: bool, limit: float, kw: dict, upfront: float) -> Bound:

@@ -11,15 +11,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from certpca.certification.numerics import Bound, deadline_after
-from certpca.clock import FLOP_RATE, Deadline
+from certpca.certification.numerics import Bound
 from certpca.solvers.em import em_step
 
 #: a bound's vector is handed over as better only above the certified value by this much (relative)
 BETTER_RTOL = 1e-9
 
 #: EM steps of the signed problem from a w ≥ 0 vector (:func:`signed_reach`), and how many unchanged supports end them
-SIGNED_STEPS = 50
+SIGNED_STEPS = 20
 SIGNED_SETTLED = 2
 
 #: what a note calls the bound whose search found a better vector (else "the <name> bound")
@@ -98,31 +97,28 @@ def feasible_vector(problem, b: Bound, k: int, nonneg: bool) -> tuple[float, np.
     return (v, wv) if np.isfinite(v) else (-np.inf, None)
 
 
-def signed_reach(problem, w: np.ndarray, k: int, *, time_limit: Deadline | float | None = None) -> float:
+def signed_reach(problem, w: np.ndarray, k: int) -> float:
     """A value of the signed problem's OPT(k) reached from the w ≥ 0 vector ``w``: EM steps of the signed
     problem (:func:`~certpca.solvers.em.em_step`) from it, then the top eigenvalue of C on the last support.
 
     No bound that ignores the sign constraint (``BoundSpec.sign_free``), and no bound of the signed problem,
     can be below it, since each is at least the signed OPT: a certificate of w ≥ 0 skips them once it is at
     least its best bound so far (pbmc k = 30: 39.48 from a w ≥ 0 vector of 37.71, above the threshold bound's
-    39.35, where dabe_sdp spent 4.6 s of work for 39.71).  Each step is charged to ``time_limit`` (a
-    :class:`~certpca.clock.Work`) and the steps stop when it is spent.  It decides only which bounds run, never
-    a bound's value: it is lowered by a relative 1e-12 for the rounding of the values it compares."""
-    stop = deadline_after(time_limit)
-    step = 2 * (problem.factor_rows * problem.dim if problem.uses_factor else problem.dim**2) / FLOP_RATE
+    39.35, where dabe_sdp spent 4.6 s of work for 39.71).  Like the certificate's other feasible values it is
+    not charged to a budget (at most ``SIGNED_STEPS`` products with C and one k × k eigenproblem), so the
+    bounds of w ≥ 0 get the allotments of the signed certificate's.  It decides only which bounds run, never a
+    bound's value; it is lowered by a relative 1e-12 for the rounding of the values it is compared with."""
     support = np.flatnonzero(w)
     best, settled = problem.variance(w), 0
     for _ in range(SIGNED_STEPS):
-        if stop.passed() or settled >= SIGNED_SETTLED:
+        if settled >= SIGNED_SETTLED:
             break
-        stop.charge(step)
         w, new = em_step(problem, w, k, False, hint=support)
         settled = settled + 1 if np.array_equal(new, support) else 0
         support = new
         if not w.any():
             break
         best = max(best, problem.variance(w))
-    if 0 < support.size <= k and not stop.passed():
-        stop.charge(2 * (problem.factor_rows or support.size) * support.size**2 / FLOP_RATE)
+    if 0 < support.size <= k:
         best = max(best, float(np.linalg.eigvalsh(problem.submatrix(support))[-1]))
     return best * (1 - 1e-12)
