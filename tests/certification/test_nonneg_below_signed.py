@@ -7,6 +7,7 @@ import numpy as np
 
 import certpca
 from certpca.certification import certify_vector
+from certpca.certification.feasible import signed_reach
 from certpca.certification.registry import REGISTRY
 from certpca.problem import Problem
 from tests.brute import brute_force, random_psd
@@ -86,3 +87,37 @@ def test_a_bound_of_w_nonneg_alone_does_not_take_the_sdps_share_of_the_budget(mo
     assert [b.name for b in nonneg.bounds][-1] == "perron"  # after the SDP, with what it left
     assert opt_nonneg * (1 - 1e-12) <= nonneg.upper_bound <= signed.upper_bound
     assert signed.upper_bound >= opt_signed * (1 - 1e-12)
+
+
+def anticorrelated_blocks(seed: int) -> Problem:
+    """Ten features in two blocks driven by one factor with opposite signs (D > N: the sample-space SDP
+    applies): the signed optimum takes both blocks, w ≥ 0 one of them."""
+    rng = np.random.default_rng(seed)
+    z = rng.standard_normal(8)
+    X = np.outer(z, np.repeat([1.0, -1.0], 5)) + 0.3 * rng.standard_normal((8, 10))
+    return Problem.from_data(X - X.mean(axis=0))
+
+
+def test_signed_reach_is_a_signed_value_at_least_the_vectors():
+    """Null: signed_reach is a value of some feasible signed vector, so at most the signed optimum (brute force)
+    and at least the w ≥ 0 vector it starts from; on anticorrelated blocks it reaches beyond OPT over w ≥ 0."""
+    for seed in range(10):
+        P = anticorrelated_blocks(seed)
+        opt_signed, _ = brute_force(P.dense(), 6)
+        opt_nonneg, w = brute_force(P.dense(), 6, nonneg=True)
+        reach = signed_reach(P, w, 6)
+        assert P.variance(w) * (1 - 1e-12) <= reach <= opt_signed * (1 + 1e-12)
+        assert reach > 1.2 * opt_nonneg
+
+
+def test_a_sign_free_bound_a_signed_vector_puts_above_the_best_is_skipped_for_w_nonneg():
+    """dabe_sdp bounds the signed optimum, which on anticorrelated blocks is far above the threshold bound of
+    w ≥ 0: the certificate skips it, saying why, and computed anyway it would not have been lower."""
+    for seed in range(5):
+        P = anticorrelated_blocks(seed)
+        opt_nonneg, w = brute_force(P.dense(), 6, nonneg=True)
+        cert = certify_vector(P, w, 6, True, bounds="trace,threshold,dabe_sdp", budget=5.0)
+        assert "it bounds the signed problem too" in cert.skipped["dabe_sdp"]
+        assert cert.upper_bound >= opt_nonneg * (1 - 1e-12)
+        alone = certify_vector(P, w, 6, True, bounds="dabe_sdp", budget=5.0)
+        assert alone.upper_bound > cert.upper_bound
