@@ -63,14 +63,17 @@ from certpca.margins import lmax_upper
 DABE_SHARE = 0.4
 
 #: Frank–Wolfe steps per Z, Z steps, and the first step on Z (× ρ, along the unit subgradient), halved whenever a
-#: step's certified bound is worse than the one before and else grown by ``GROW``, up to ``GROW_CAP`` × the first.
+#: step's certified bound is worse than the one before and grown by ``GROW`` after the second in a row that is not,
+#: up to ``GROW_CAP`` × the first (:func:`_next_step`).
 #: Few Frank–Wolfe steps per Z and many Z steps descend faster: khan raw k = 20 from dABE's 1.0827 with 5 s of
 #: work, 150 × 3 Z steps 1.0778, 40 × 6 1.0764, 15 × 12 1.0727, 8 × 22 1.0715, 5 × 34 1.0719 (× the vector's
 #: value; step 0.2, halved only).  On CBCL (r = 361) 3 steps per Z and the grown step beat 8 and the halved
 #: 0.2: k = 50, 39 s of work from dABE's 1.0317, 1.0030 against 1.0051; k = 30, 8 s from 1.0097 and 1.0112,
 #: 1.0038 / 1.0038 against 1.0063 / 1.0084; khan raw k = 20 (5.9 s) 1.0692 against 1.0710.  Without the growth
 #: (3 steps, 0.1) the halving, set off by the inexact inner problem's noise, left khan k = 20 at 1.0731
-#: (reports/bench/certify.md, helper "cbclstep")
+#: (reports/bench/certify.md, helper "cbclstep").  Grown after every step not worse, the step stayed at 0.01–0.15 ρ
+#: on that noise where the matrix bound has a few seconds: golub ``--log2 20`` k = 10 1.0189 against 1.0128 now
+#: (docs/certification.md §8a, helper "zrule")
 STEPS = 3
 OUTER = 400
 ETA = 0.1
@@ -207,6 +210,15 @@ def _frank_wolfe(F, X, Z, k, steps, deadline, step, t=0.5):
     return X, p, y, f, t
 
 
+def _next_step(eta: float, eta0: float, worse: bool, steady: bool) -> tuple[float, bool]:
+    """(the step on Z after a Z step, whether that Z step was not worse): halved after a worse Z step, grown by
+    ``GROW`` (up to ``GROW_CAP`` × the first step ``eta0``) after the second in a row that was not worse.  A single
+    better value may be the inexact inner problem's noise (docs/certification.md §8a)."""
+    if worse:
+        return eta / 2, False
+    return (min(GROW * eta, GROW_CAP * eta0) if steady else eta), True
+
+
 @timed
 def matrix_dabe_bound(
     problem,
@@ -248,7 +260,7 @@ def matrix_dabe_bound(
     step = step_seconds(r, F.shape[1]) + CUBE_OPS * r**3 / FLOP_RATE
     Z = rho * np.eye(r)
     eta0, t = eta, 0.5
-    best, done, last, idle = first, 0, math.inf, 0
+    best, done, last, idle, steady = first, 0, math.inf, 0, False
     for z_step in range(outer):
         if deadline.passed() or (patience is not None and idle >= patience):
             break
@@ -263,7 +275,7 @@ def matrix_dabe_bound(
             break
         idle = 0 if value < best * (1 - PATIENCE_RTOL) else idle + 1
         best = min(best, value)
-        eta = eta / 2 if value > last else min(GROW * eta, GROW_CAP * eta0)
+        eta, steady = _next_step(eta, eta0, value > last, steady)
         last = value
         done += 1
         g = k * ((1 - MIX) * X + MIX * np.eye(r) / r) - p @ p.T  # a subgradient of the dual function at Z

@@ -17,7 +17,7 @@ from certpca.certification import (
 from certpca.certification.duals import factor_with_error
 from certpca.certification.numerics import NotApplicable
 from certpca.certification.schedule import computing_order
-from certpca.certification.sdp_matrix import _primal, _sqrt_psd, certified_value
+from certpca.certification.sdp_matrix import GROW, GROW_CAP, _next_step, _primal, _sqrt_psd, certified_value
 from certpca.certification.sdp_sample import _Iterate, _Sample, dual_value
 from certpca.clock import Stall, Work
 from certpca.problem import Problem
@@ -116,6 +116,23 @@ def test_z_steps_are_charged_without_frank_wolfe_steps():
     b = matrix_dabe_bound(P, 5, time_limit=work, steps=0, outer=400, patience=None)
     assert b.params["time_limit_reached"] and 0 < b.params["z_steps"] < 400
     assert b.value >= opt
+
+
+def test_the_step_on_z_grows_only_after_two_z_steps_in_a_row_not_worse():
+    """The step rule: halved after a worse Z step; after one not worse it stays (one better value may be the inner
+    problem's noise), after the second in a row it grows by ``GROW``, never above ``GROW_CAP`` × the first step."""
+    eta0 = 0.1
+    eta, steady = _next_step(eta0, eta0, False, False)  # the first Z step (dABE's point) is never worse
+    assert (eta, steady) == (eta0, True)
+    eta, steady = _next_step(eta, eta0, False, steady)
+    assert eta == pytest.approx(GROW * eta0) and steady
+    eta, steady = _next_step(eta, eta0, True, steady)
+    assert eta == pytest.approx(GROW * eta0 / 2) and not steady
+    eta, steady = _next_step(eta, eta0, False, steady)  # one not worse after a worse one: no growth yet
+    assert eta == pytest.approx(GROW * eta0 / 2) and steady
+    for _ in range(20):
+        eta, steady = _next_step(eta, eta0, False, steady)
+    assert eta == pytest.approx(GROW_CAP * eta0)
 
 
 def test_the_z_steps_end_once_they_stop_gaining():
