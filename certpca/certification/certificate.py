@@ -495,8 +495,10 @@ def certify_vector(
             upper = min(upper, b.value)
         # for w ≥ 0, the signed problem's bounds too, with what the budget leaves once every bound of
         # w ≥ 0 had its turn (computed at once, they took the time of the nonnegative bounds after them)
+        if twins and signed_above(upper):  # each twin is at least a signed vector's value, so above ``upper``
+            twins.clear()
         signed_twins: dict[str, Bound] = {}
-        for i, spec, kw, limit in twins if not signed_above(upper) else []:
+        for i, spec, kw, limit in twins:
             if spec.start_option is not None:  # it continues the signed twin of its start, when there is one
                 if spec.continues not in signed_twins:
                     continue
