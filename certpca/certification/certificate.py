@@ -375,14 +375,12 @@ def certify_vector(
 
     reach: list[float] = []  # signed_reach of w, computed once when first needed
 
-    def signed_above(level: float) -> bool:
-        """Whether a vector of the signed problem reaches ``level`` (finite), so that no bound of the signed
-        problem, nor one ignoring w ≥ 0, can go below it (:func:`~.feasible.signed_reach`)."""
-        if not np.isfinite(level):
-            return False
+    def signed_value() -> float:
+        """A signed vector's value, below which no bound of the signed problem, nor one ignoring w ≥ 0, can go
+        (:func:`~.feasible.signed_reach`)."""
         if not reach:
             reach.append(float(np.ldexp(signed_reach(scaled, w, k), e)))
-        return reach[0] >= level
+        return reach[0]
 
     def charged(spec: BoundSpec, nn: bool, limit: float, kw: dict, upfront: float) -> Bound:
         """The bound computed (:func:`_computed`) with ``kw`` and its share of the budget (at most ``limit``),
@@ -439,8 +437,8 @@ def certify_vector(
                 if floor >= upper:
                     skip(name, f"cannot improve on {upper:.6g}: a point of its relaxation reaches {floor:.6g}")
                     continue
-            if nonneg and spec.sign_free and spec.time_option is not None and signed_above(upper):
-                why = f"it bounds the signed problem too, where a vector reaches {reach[0]:.6g}"
+            if nonneg and spec.sign_free and spec.time_option is not None and signed_value() >= upper:
+                why = f"it bounds the signed problem too, where a vector reaches {signed_value():.6g}"
                 skip(name, f"cannot improve on {upper:.6g}: {why}")
                 continue
             limit = _time_limit(spec, time_limits, used_by)
@@ -495,7 +493,7 @@ def certify_vector(
             upper = min(upper, b.value)
         # for w ≥ 0, the signed problem's bounds too, with what the budget leaves once every bound of
         # w ≥ 0 had its turn (computed at once, they took the time of the nonnegative bounds after them)
-        if twins and signed_above(upper):  # each twin is at least a signed vector's value, so above ``upper``
+        if twins and signed_value() >= upper:  # each twin is at least a signed vector's value, so above ``upper``
             twins.clear()
         signed_twins: dict[str, Bound] = {}
         for i, spec, kw, limit in twins:

@@ -12,14 +12,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from certpca.certification.numerics import Bound
-from certpca.solvers.em import em_step
+from certpca.solvers.em import EM
+from certpca.solvers.renormalize import renormalize
 
 #: a bound's vector is handed over as better only above the certified value by this much (relative)
 BETTER_RTOL = 1e-9
 
-#: EM steps of the signed problem from a w ≥ 0 vector (:func:`signed_reach`), and how many unchanged supports end them
+#: EM steps of the signed problem from a w ≥ 0 vector at most (:func:`signed_reach`)
 SIGNED_STEPS = 20
-SIGNED_SETTLED = 2
 
 #: what a note calls the bound whose search found a better vector (else "the <name> bound")
 FINDERS = {"exact": "exact search", "pattern": "pattern certificate's support", "spannogram": "spannogram bound"}
@@ -98,8 +98,9 @@ def feasible_vector(problem, b: Bound, k: int, nonneg: bool) -> tuple[float, np.
 
 
 def signed_reach(problem, w: np.ndarray, k: int) -> float:
-    """A value of the signed problem's OPT(k) reached from the w ≥ 0 vector ``w``: EM steps of the signed
-    problem (:func:`~certpca.solvers.em.em_step`) from it, then the top eigenvalue of C on the last support.
+    """A value of the signed problem's OPT(k) reached from the w ≥ 0 vector ``w``: the signed EM solver's run
+    from it (:class:`~certpca.solvers.em.EM`, at most ``SIGNED_STEPS`` steps), refitted on its support
+    (:func:`~certpca.solvers.renormalize.renormalize`).
 
     No bound that ignores the sign constraint (``BoundSpec.sign_free``), and no bound of the signed problem,
     can be below it, since each is at least the signed OPT: a certificate of w ≥ 0 skips them once it is at
@@ -108,17 +109,6 @@ def signed_reach(problem, w: np.ndarray, k: int) -> float:
     not charged to a budget (at most ``SIGNED_STEPS`` products with C and one k × k eigenproblem), so the
     bounds of w ≥ 0 get the allotments of the signed certificate's.  It decides only which bounds run, never a
     bound's value; it is lowered by a relative 1e-12 for the rounding of the values it is compared with."""
-    support = np.flatnonzero(w)
-    best, settled = problem.variance(w), 0
-    for _ in range(SIGNED_STEPS):
-        if settled >= SIGNED_SETTLED:
-            break
-        w, new = em_step(problem, w, k, False, hint=support)
-        settled = settled + 1 if np.array_equal(new, support) else 0
-        support = new
-        if not w.any():
-            break
-        best = max(best, problem.variance(w))
-    if 0 < support.size <= k:
-        best = max(best, float(np.linalg.eigvalsh(problem.submatrix(support))[-1]))
-    return best * (1 - 1e-12)
+    run = EM().run(problem, k, False, w, max_iter=SIGNED_STEPS)
+    value = renormalize(problem, run.weights, run.support, False)[1] if run.weights.any() else -np.inf
+    return max(problem.variance(w), value) * (1 - 1e-12)
